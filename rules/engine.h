@@ -1,0 +1,74 @@
+/* rules/engine.h: what a game engine implements (internal to rules/).
+ *
+ * rules.c owns the rules_game handle, the player bookkeeping and the parts
+ * of the codec that every game shares; an engine owns its state (an opaque
+ * pointer) and everything game-specific.  Adding a game is one engine file,
+ * its codec file beside it, and one line in rules.c's table. */
+#ifndef TABLECAM_RULES_ENGINE_H
+#define TABLECAM_RULES_ENGINE_H
+
+#include "rules.h"
+
+typedef struct rules__engine {
+    const char *id;
+    int min_players, max_players;
+
+    /* State.  create() reads the record header (players already counted:
+     * nplayers) and returns a fresh state in *state. */
+    int (*create)(const cJSON *header, int nplayers, base_err *err, void **state);
+    void (*destroy)(void *state);
+    int (*clone)(const void *state, void **out);
+    void (*status)(const void *state, rules_status *out);
+
+    /* check() fills v->legal, and v->rule / v->reason when illegal; it may
+     * fill v->note.  apply() is called only after check() said legal, with
+     * that verdict, and adds points, scores, over, winners and extras. */
+    void (*check)(const void *state, int player, const rules_move *m, rules_verdict *v);
+    void (*apply)(void *state, int player, const rules_move *m, rules_verdict *v);
+    int (*position)(const void *state, rules_piece *out, int cap);
+    int (*generate)(const void *state, int player, const rules_piece *hand, int nhand,
+                    rules_move_fn fn, void *ctx);
+
+    /* Codec. */
+    int (*piece_from_json)(const cJSON *obj, rules_piece *out, base_err *err);
+    cJSON *(*piece_to_json)(const rules_piece *p);
+    int (*move_from_json)(const cJSON *obj, rules_move *out, base_err *err);
+    cJSON *(*move_to_json)(const rules_move *m);
+    /* One item of an event's "hand" (the forms differ: qwirkle objects,
+     * card names, cubed colour triples, stack4 piece names). */
+    int (*hand_from_json)(const cJSON *item, rules_piece *out, base_err *err);
+    cJSON *(*hand_to_json)(const rules_piece *p);
+    /* Adds the game's extra verdict keys to obj; may be NULL. */
+    void (*verdict_extras)(const rules_verdict *v, cJSON *obj);
+} rules__engine;
+
+extern const rules__engine rules__qwirkle_engine;
+extern const rules__engine rules__cards_engine;
+extern const rules__engine rules__cube2_engine;
+extern const rules__engine rules__stack4_engine;
+extern const rules__engine rules__cubed_engine;
+
+/* ---- helpers shared by the codecs ---- */
+
+/* Reads an integer member; BASE_EPARSE naming key when missing or not an
+ * integer. */
+int rules__json_int(const cJSON *obj, const char *key, int *out, base_err *err);
+/* Reads a string member; BASE_EPARSE naming key when missing or not text. */
+int rules__json_str(const cJSON *obj, const char *key, const char **out, base_err *err);
+/* The move's "type" as a rules_move_type, checked against the names the game
+ * allows (allowed: bit (1 << type) set). */
+int rules__json_move_type(const cJSON *move, unsigned allowed, int *type, base_err *err);
+/* Parses the "pieces" array of a move with the engine's piece codec. */
+int rules__json_pieces(const rules__engine *e, const cJSON *move, rules_move *out,
+                       base_err *err);
+/* Name of a move type ("place"). */
+const char *rules__move_type_name(int type);
+int rules__move_type_from_name(const char *name);
+/* Sets an illegal verdict: rule id and printf-style reason. */
+void rules__illegal(rules_verdict *v, const char *rule, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+#endif

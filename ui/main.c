@@ -1,0 +1,58 @@
+/* ui/main.c: the `tablecam` command: global flags, then one subcommand. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ui.h"
+
+static const ui_command ui__commands[] = {
+    {"help", "list the commands, or show how to use one", "[COMMAND]", ui_cmd_help},
+    {"version", "print the version", "", ui_cmd_version},
+    {"referee", "referee a game record: one verdict line per event", "--game G FILE|-",
+     ui_cmd_referee},
+    {NULL, NULL, NULL, NULL},
+};
+
+const ui_command *ui_commands(void) { return ui__commands; }
+
+const ui_command *ui_command_find(const char *name)
+{
+    for (const ui_command *c = ui__commands; c->name; c++)
+        if (strcmp(c->name, name) == 0)
+            return c;
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    const char *env = getenv("TABLECAM_LOG");
+    int i = 1;
+
+    if (env && base_log_parse_level(env) >= 0)
+        base_log_set_level(base_log_parse_level(env));
+    /* Global flags come before the subcommand. */
+    for (; i < argc && argv[i][0] == '-'; i++) {
+        if (strcmp(argv[i], "--version") == 0 || strcmp(argv[i], "-V") == 0)
+            return ui_cmd_version(1, argv);
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+            return ui_cmd_help(1, argv);
+        if (strncmp(argv[i], "--log=", 6) == 0 && base_log_parse_level(argv[i] + 6) >= 0) {
+            base_log_set_level(base_log_parse_level(argv[i] + 6));
+            continue;
+        }
+        fprintf(stderr, "tablecam: unknown option '%s'\n", argv[i]);
+        fprintf(stderr, "usage: tablecam [--log=LEVEL] COMMAND [ARGS] (try 'tablecam help')\n");
+        return UI_EXIT_USAGE;
+    }
+    if (i >= argc) {
+        ui_cmd_help(1, argv);
+        return UI_EXIT_USAGE;
+    }
+    const ui_command *c = ui_command_find(argv[i]);
+    if (!c) {
+        fprintf(stderr, "tablecam: unknown command '%s'\n", argv[i]);
+        fprintf(stderr, "usage: tablecam [--log=LEVEL] COMMAND [ARGS] (try 'tablecam help')\n");
+        return UI_EXIT_USAGE;
+    }
+    return c->run(argc - i, argv + i);
+}
