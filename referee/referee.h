@@ -1,8 +1,170 @@
-/* referee: the live loop.  Waits for a still table, infers the move from
- * the change, asks rules/, records in db/, raises events for ui/. */
+/* referee: the live referee.  It turns what the camera reads off a still
+ * table into refereed, recorded, announced moves.
+ *
+ * Two layers, each usable and testable alone:
+ * - ref_still: per frame, a motion measure and "is a hand over the play
+ *   area" in; out, the moment the table has been still for a short window
+ *   (the only time recognition is worth running).
+ * - ref_referee: per still table, the recogniser's pieces in; out, events.
+ *   It aligns the reading with the last committed position (grid games
+ *   are read up to a translation), asks the engine which move explains the
+ *   change, validates it, commits it to the store (durable before it is
+ *   announced) and announces it: a legal move with its points, an illegal
+ *   move with the rule, the reason and the position to restore, a
+ *   take-back, game over, or a change nothing explains (never guessed: the
+ *   players are asked to restore or correct, and watching goes on).
+ * Turns the camera cannot see (a pass, a re-roll, a draw) come in as
+ * signals; corrections of a misread as corrections. */
 #ifndef TABLECAM_REFEREE_H
 #define TABLECAM_REFEREE_H
 
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
 #include "base.h"
+#include "db.h"
+#include "rules.h"
+#include "calib.h"
+#include "qwirkle.h"
+
+/* ---- stillness ---- */
+
+typedef struct ref_still_config {
+    double window_s;  /* how long the table must stay still (default 0.25) */
+    double motion;    /* a frame moves when its motion measure exceeds this
+                         (a fraction of play-area pixels; default 0.002) */
+} ref_still_config;
+
+typedef struct ref_still {
+    ref_still_config cfg;
+    double still_since; /* time of the first still frame of this run, < 0 none */
+    bool fired;         /* this still period was already reported */
+} ref_still;
+
+void ref_still_init(ref_still *s, const ref_still_config *cfg); /* cfg may be NULL */
+/* Feeds one frame at time t (seconds): returns true once, on the frame on
+ * which the table has been still (no hand, motion below threshold) for the
+ * window; false otherwise.  Any motion or hand starts a new period. */
+bool ref_still_feed(ref_still *s, double t, double motion, bool hand);
+
+/* ---- the referee ---- */
+
+typedef struct ref_referee ref_referee;
+
+enum ref_event_kind {
+    REF_EV_MOVE = 1,  /* a legal move, committed; verdict holds its points */
+    REF_EV_ILLEGAL,   /* an illegal move (recorded, not applied); restore */
+    REF_EV_RESTORED,  /* after ILLEGAL or CONFIRM: the table is right again */
+    REF_EV_TAKEBACK,  /* the last move was taken back and undone */
+    REF_EV_CONFIRM,   /* a change nothing explains: restore or correct */
+    REF_EV_GAME_OVER, /* follows the MOVE that ended the game */
+    REF_EV_CORRECTED  /* a correction was applied; play goes on from it */
+};
+
+const char *ref_event_name(int kind); /* "move", "illegal", ... */
+
+typedef struct ref_event {
+    int kind;
+    int seq;                      /* the match event it concerns (1-based), 0 none */
+    int player;                   /* mover, -1 when none */
+    const rules_move *move;       /* MOVE, ILLEGAL, TAKEBACK, CORRECTED */
+    const rules_verdict *verdict; /* MOVE, ILLEGAL, GAME_OVER, CORRECTED */
+    const rules_piece *restore;   /* ILLEGAL, CONFIRM: the position to put back */
+    int nrestore;
+    char text[512];               /* one sentence for the players */
+} ref_event;
+
+typedef void (*ref_event_fn)(void *ctx, const ref_event *ev);
+
+typedef struct ref_config {
+    const char *game;     /* game id */
+    const cJSON *header;  /* the record header: "players", "options", ... */
+    db *store;            /* NULL: nothing is recorded */
+    int64_t match_id;     /* with store: a live match to continue (0: a new one) */
+    float min_conf;       /* a piece read below this is unsure (default 0.5) */
+    ref_event_fn on_event;
+    void *ctx;
+} ref_config;
+
+/* Starts refereeing.  With a store and match_id 0 a new match is created;
+ * with a match_id the match's stored events are replayed first (resuming
+ * an unfinished match).  err says what is wrong. */
+int ref_new(const ref_config *cfg, base_err *err, ref_referee **out);
+void ref_free(ref_referee *r);
+
+/* One still table, as read.  pieces are in the recogniser's grid (any
+ * origin); conf[i] may be NULL (all sure).  mover is the seat whose side
+ * the hand came from, -1 when unknown.  jpeg is the key frame to keep with
+ * a move, may be NULL. */
+typedef struct ref_view {
+    const rules_piece *pieces;
+    const float *conf;
+    int n;
+    int mover;
+    const void *jpeg;
+    size_t jpeg_len;
+} ref_view;
+
+int ref_observe(ref_referee *r, const ref_view *v, base_err *err);
+
+/* A turn the camera cannot see (pass, reroll, draw) by player, from a tap,
+ * a key or a button.  Announced like any move (illegal if out of turn). */
+int ref_signal(ref_referee *r, int player, const rules_move *m, base_err *err);
+
+/* The players correct a misread: the last move was really m (by the same
+ * player).  The stored event is corrected and play continues from the
+ * corrected position.  BASE_ESTATE when there is no move to correct. */
+int ref_correct_last(ref_referee *r, const rules_move *m, base_err *err);
+
+/* Undoes the last legal move (a take-back by command, not by the table). */
+int ref_undo(ref_referee *r, base_err *err);
+
+const rules_game *ref_game(const ref_referee *r);
+int64_t ref_match_id(const ref_referee *r);
+/* The position the table should show now, in the recogniser's frame of
+ * the latest reading. */
+int ref_expected(const ref_referee *r, rules_piece *out, int cap);
 
 #endif
+
+/* ---- reading a frame ---- */
+
+/* The frame-level part of the loop: find the mat, rectify the plane of the
+ * pieces' tops, run the game's recogniser, and give the pieces in rules'
+ * terms.  One reader per camera; it keeps the last mat fit so that a frame
+ * whose markers are covered is still read (until the camera moves). */
+typedef struct ref_reader ref_reader;
+
+typedef struct ref_reader_config {
+    const char *game;      /* "qwirkle" (the games with a recogniser) */
+    const char *mat;       /* "WxH:S", NULL for the default */
+    const vis_camera *lens; /* NULL: uncalibrated */
+    double px_per_mm;      /* rectified resolution, 0 for the default (1.6) */
+} ref_reader_config;
+
+#define REF_MAX_READ 160
+
+typedef struct ref_reading {
+    int n;
+    rules_piece pieces[REF_MAX_READ];
+    float conf[REF_MAX_READ];
+    double x_mm[REF_MAX_READ], y_mm[REF_MAX_READ]; /* where each piece is on the table */
+    bool hand;            /* a hand or arm over the play area: do not trust */
+    unsigned mat_found;   /* bit i: marker i seen in this frame */
+    bool mat_reused;      /* markers covered: the last fit was used */
+    double grid_angle_deg, pitch_mm;
+} ref_reading;
+
+/* True when the game has a recogniser. */
+bool ref_reader_supported(const char *game);
+
+int ref_reader_new(const ref_reader_config *cfg, ref_reader **out, base_err *err);
+void ref_reader_free(ref_reader *r);
+
+/* Reads one frame.  BASE_ENOTFOUND (err naming the markers seen) when the
+ * mat cannot be found and no earlier fit exists. */
+int ref_reader_read(ref_reader *r, const vis_image *frame, ref_reading *out, base_err *err);
+
+/* The last mat fit (for overlays); false when there is none. */
+bool ref_reader_fit(const ref_reader *r, cal_mat_fit *fit);

@@ -48,6 +48,10 @@ extern const rules__engine rules__cube2_engine;
 extern const rules__engine rules__stack4_engine;
 extern const rules__engine rules__cubed_engine;
 
+/* The engine state behind a game handle, for engine-specific entry points
+ * (stack4's solver); the caller checks rules_game_id() first. */
+const void *rules__game_state(const rules_game *g);
+
 /* ---- helpers shared by the codecs ---- */
 
 /* Reads an integer member; BASE_EPARSE naming key when missing or not an

@@ -58,6 +58,7 @@ void rules_move_init(rules_move *m, int type)
 {
     memset(m, 0, sizeof *m);
     m->type = type;
+    m->give = -1;
     m->nhand = -1;
 }
 
@@ -122,6 +123,8 @@ int rules_game_clone(const rules_game *g, rules_game **out)
 
 const char *rules_game_id(const rules_game *g) { return g->e->id; }
 
+const void *rules__game_state(const rules_game *g) { return g->state; }
+
 void rules_game_status(const rules_game *g, rules_status *out)
 {
     memset(out, 0, sizeof *out);
@@ -173,8 +176,12 @@ int rules_apply(rules_game *g, int player, const rules_move *m, rules_verdict *v
     g->e->apply(g->state, player, m, v);
     rules_game_status(g, &st);
     memcpy(v->scores, st.scores, sizeof v->scores);
-    v->over = st.over;
-    v->winners = st.winners;
+    /* An engine may mark the end of a part of the game (a cubed round) with
+     * its own winners while the game goes on. */
+    if (st.over || !v->over) {
+        v->over = st.over;
+        v->winners = st.winners;
+    }
     return 0;
 }
 
@@ -355,7 +362,11 @@ int rules__json_int(const cJSON *obj, const char *key, int *out, base_err *err)
     const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, key);
     if (!it)
         return base_err_set(err, BASE_EPARSE, "missing \"%s\"", key);
-    if (!cJSON_IsNumber(it) || it->valuedouble != (double)(int)it->valuedouble)
+    /* The range test first: casting an out-of-range double to int is
+     * undefined behaviour ("x":1e10 in a record). */
+    if (!cJSON_IsNumber(it) ||
+        !(it->valuedouble >= -2147483648.0 && it->valuedouble <= 2147483647.0) ||
+        it->valuedouble != (double)(int)it->valuedouble)
         return base_err_set(err, BASE_EPARSE, "\"%s\" must be a whole number", key);
     *out = (int)it->valuedouble;
     return 0;
@@ -373,19 +384,19 @@ int rules__json_str(const cJSON *obj, const char *key, const char **out, base_er
 }
 
 static const char *const rules__type_names[] = {
-    "none", "place", "pass", "reroll", "draw", "move", "reveal",
+    "none", "place", "pass", "reroll", "draw", "move", "reveal", "swap",
 };
 
 const char *rules__move_type_name(int type)
 {
-    if (type < 0 || type > RULES_MOVE_REVEAL)
+    if (type < 0 || type > RULES_MOVE_SWAP)
         return "?";
     return rules__type_names[type];
 }
 
 int rules__move_type_from_name(const char *name)
 {
-    for (int i = RULES_MOVE_PLACE; i <= RULES_MOVE_REVEAL; i++)
+    for (int i = RULES_MOVE_PLACE; i <= RULES_MOVE_SWAP; i++)
         if (strcmp(rules__type_names[i], name) == 0)
             return i;
     return -1;
@@ -400,7 +411,7 @@ int rules__json_move_type(const cJSON *move, unsigned allowed, int *type, base_e
     t = rules__move_type_from_name(name);
     if (t < 0 || !(allowed & (1u << t))) {
         char list[128] = "";
-        for (int i = RULES_MOVE_PLACE; i <= RULES_MOVE_REVEAL; i++)
+        for (int i = RULES_MOVE_PLACE; i <= RULES_MOVE_SWAP; i++)
             if (allowed & (1u << i)) {
                 if (list[0])
                     strcat(list, ", ");

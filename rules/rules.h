@@ -68,7 +68,8 @@ enum rules_move_type {
     RULES_MOVE_REROLL, /* qwirkle: re-roll cubes of the hand */
     RULES_MOVE_DRAW,   /* qwirkle, cubed */
     RULES_MOVE_MOVE,   /* cube2: from -> to, or off the board */
-    RULES_MOVE_REVEAL  /* cubed: the hand shown at round end */
+    RULES_MOVE_REVEAL, /* cubed: the hand shown at round end */
+    RULES_MOVE_SWAP    /* cube2 option swap: player 2 takes player 1's first move */
 };
 
 /* One event's move.  nhand is -1 when the mover's hand is not known (it is
@@ -79,6 +80,14 @@ typedef struct rules_move {
     rules_piece pieces[RULES_MAX_MOVE_PIECES];
     int16_t from[2], to[2];
     bool to_off;
+    /* cards with option capture=choose: the square the placer takes, as
+     * x, y of its top-left cell and its size 2 or 3; size 0 when none. */
+    int16_t square[3];
+    /* cubed: a `draw` under option draw3 takes count pieces at once (1..3;
+     * 0 is an ordinary draw); a `place` under option void gives one piece
+     * of the hand to seat give (-1: no gift). */
+    int8_t count;
+    int8_t give;
     int nhand;
     rules_piece hand[RULES_MAX_HAND];
 } rules_move;
@@ -99,6 +108,7 @@ typedef struct rules_verdict {
     char note[256];   /* extra information for the players, may be "" */
     int nextra;       /* cards: the captured cards; cube2: the exited piece */
     rules_piece extra[RULES_MAX_MOVE_PIECES];
+    int round;        /* cubed: the round the event belongs to; 0 elsewhere */
 } rules_verdict;
 
 /* Turn state. */
@@ -161,6 +171,28 @@ int rules_position(const rules_game *g, rules_piece *out, int cap);
 typedef int (*rules_move_fn)(void *ctx, const rules_move *m);
 int rules_generate(const rules_game *g, int player, const rules_piece *hand,
                    int nhand, rules_move_fn fn, void *ctx);
+
+/* ---- stack4 solver (docs/rules-stack4.md) ---- */
+
+enum rules_solve_result {
+    RULES_SOLVE_LOSS = -1, RULES_SOLVE_DRAW = 0, RULES_SOLVE_WIN = 1,
+    RULES_SOLVE_UNKNOWN = 2 /* the time ran out first */
+};
+
+typedef struct rules_stack4_solution {
+    int result;      /* rules_solve_result, for the player to move */
+    int player;      /* the player to move */
+    bool has_move;   /* a win: a winning placement; a draw: a drawing one */
+    rules_move move;
+    long long nodes; /* positions searched */
+    double seconds;  /* time taken */
+} rules_stack4_solution;
+
+/* Whether the player to move in stack4 game g can force a win from the
+ * current position (exhaustive negamax search with alpha-beta and a
+ * transposition table), giving up after about `seconds`.  Returns 0, or
+ * BASE_EINVAL when g is not a stack4 game, BASE_ENOMEM. */
+int rules_stack4_solve(const rules_game *g, double seconds, rules_stack4_solution *out);
 
 /* ---- JSON codec (FORMATS.md 1-3) ---- */
 

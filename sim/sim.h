@@ -1,8 +1,75 @@
-/* sim: renders a simulated table (camera pose, light, noise, hands) with
- * exact ground truth: the demo's camera, the tests' and benchmarks' data. */
+/* sim: a simulated table seen by a simulated camera, with exact ground truth.
+ *
+ * sim plays random legal games with the rules engines (optionally injecting
+ * illegal moves) and renders the camera frames of every move: the mat with
+ * its four ArUco markers (FORMATS.md 5), the pieces in 3D at their true
+ * sizes, hands and arms that place them, distractors beside the mat, and a
+ * randomised look (table texture, light, shadows, glare, vignetting, white
+ * balance drift, noise, blur, JPEG, lens distortion).  Each frame comes with
+ * a truth line (docs/sim.md): the position it shows, whether it is stable,
+ * the camera pose, the lighting, the board origin, the visible markers and
+ * the move just made.  It is how vision is tested before a real camera
+ * exists, and the camera of `make demo`.
+ *
+ * Everything follows from the seed: the same game, seed and options give
+ * the same frames and truth, byte for byte (own PRNG, no clock, no global
+ * state).  A stream is one camera over one match; streams are independent
+ * values, one thread each. */
 #ifndef TABLECAM_SIM_H
 #define TABLECAM_SIM_H
 
+#include <stdbool.h>
+#include <stdint.h>
+
 #include "base.h"
+#include "cv.h"
+
+/* What a stream renders.  Start from sim_options_default() and change what
+ * you need; unknown combinations are rejected by sim_stream_new with err
+ * naming the field. */
+typedef struct sim_options {
+    int width, height;  /* frame size in pixels; default 640 x 480 */
+    double fps;         /* frames per simulated second; default 5 */
+    int max_frames;     /* stop after this many frames; 0: no limit */
+    int max_moves;      /* stop after this many events (legal or not) and
+                           the stable frames after the last; 0: until the
+                           game is over */
+    double illegal;     /* probability that a turn starts with an injected
+                           illegal placement (taken back afterwards); 0..1 */
+    int players;        /* 2..the game's maximum; default 2 */
+    double mat_w, mat_h, mat_s; /* the mat, mm (FORMATS.md 5): 500 500 40 */
+    /* clean: no sensor noise, blur, JPEG, glare, vignetting, white balance
+     * drift or distractors, soft light only, and no lens distortion:
+     * frames in which a test can read colours at projected points. */
+    bool clean;
+    bool hands;         /* draw hands and arms during moves; default true */
+} sim_options;
+
+void sim_options_default(sim_options *o);
+
+/* True when sim can render game (a rules game id whose engine is built and
+ * whose pieces sim knows how to draw). */
+bool sim_game_supported(const char *game);
+
+typedef struct sim_stream sim_stream;
+
+/* Starts a simulated match of game seen by one randomly posed camera; o may
+ * be NULL for the defaults.  On failure *out is NULL and err says why
+ * (unknown game, a bad option naming the field). */
+int sim_stream_new(const char *game, uint64_t seed, const sim_options *o,
+                   sim_stream **out, base_err *err);
+
+/* Renders the next frame.  *image (3 channels, BGR) and *truth_json (one
+ * JSON object on one line, NUL-terminated, no newline) belong to the
+ * caller: free them with vis_image_free() and free().  Returns 0, or
+ * BASE_EEOF when the stream is finished (max_frames, max_moves or the end
+ * of the game), leaving both untouched. */
+int sim_stream_next(sim_stream *s, vis_image **image, char **truth_json,
+                    base_err *err);
+
+/* Frames rendered so far. */
+int sim_stream_frames(const sim_stream *s);
+
+void sim_stream_free(sim_stream *s);
 
 #endif

@@ -7,6 +7,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,11 +35,39 @@ static cJSON *ui__final_json(const rules_game *g)
     return obj;
 }
 
+/* `--solve` (stack4): the line after the final one, whether the player to
+ * move can force a win (docs/rules-stack4.md). */
+static cJSON *ui__solve_json(const rules_game *g, double seconds)
+{
+    static const char *const results[] = {"loss", "draw", "win", "unknown"};
+    rules_stack4_solution *sol = malloc(sizeof *sol);
+    cJSON *obj, *in;
+    if (!sol || rules_stack4_solve(g, seconds, sol) != 0) {
+        free(sol);
+        return NULL;
+    }
+    obj = cJSON_CreateObject();
+    in = cJSON_AddObjectToObject(obj, "solve");
+    cJSON_AddStringToObject(in, "result", results[sol->result + 1]);
+    cJSON_AddNumberToObject(in, "player", sol->player);
+    if (sol->has_move)
+        cJSON_AddItemToObject(in, "move", rules_move_to_json(rules_game_id(g), &sol->move));
+    cJSON_AddNumberToObject(in, "nodes", (double)sol->nodes);
+    cJSON_AddNumberToObject(in, "seconds", (double)(long long)(sol->seconds * 1000 + 0.5) / 1000);
+    free(sol);
+    return obj;
+}
+
 int ui_cmd_referee(int argc, char **argv)
 {
     const ui_command *self = ui_command_find("referee");
     const char *game = NULL, *pos[1];
-    ui_opt opts[] = {{"--game", UI_OPT_VALUE, &game, NULL}};
+    const char *solve_time = NULL;
+    bool solve = false;
+    double solve_seconds = 10;
+    ui_opt opts[] = {{"--game", UI_OPT_VALUE, &game, NULL},
+                     {"--solve", UI_OPT_FLAG, NULL, &solve},
+                     {"--solve-time", UI_OPT_VALUE, &solve_time, NULL}};
     int npos, rc, status = UI_EXIT_OK;
     FILE *in;
     char *line = NULL;
@@ -49,11 +78,21 @@ int ui_cmd_referee(int argc, char **argv)
     rules_move *move = NULL;
     base_err err;
 
-    if ((rc = ui_parse_args(self, argc, argv, opts, 1, pos, 1, &npos)) != 0)
+    if ((rc = ui_parse_args(self, argc, argv, opts, 3, pos, 1, &npos)) != 0)
         return rc;
     if (!game || npos != 1) {
         ui_usage(self, stderr);
         return UI_EXIT_USAGE;
+    }
+    if ((solve || solve_time) && strcmp(game, "stack4") != 0)
+        return ui_fail(self, UI_EXIT_USAGE, "--solve is only for --game stack4");
+    if (solve_time) {
+        char *end;
+        solve_seconds = strtod(solve_time, &end);
+        if (end == solve_time || *end || !isfinite(solve_seconds) || solve_seconds <= 0)
+            return ui_fail(self, UI_EXIT_USAGE,
+                           "--solve-time needs a number of seconds above 0, not '%s'",
+                           solve_time);
     }
     if (!rules_game_available(game)) {
         rules_game_new(game, NULL, &err, &g);
@@ -130,6 +169,15 @@ int ui_cmd_referee(int argc, char **argv)
         cJSON *fin = ui__final_json(g);
         ui_print_json_line(fin);
         cJSON_Delete(fin);
+    }
+    if (solve) {
+        cJSON *sol = ui__solve_json(g, solve_seconds);
+        if (!sol) {
+            status = ui_fail(self, UI_EXIT_FAIL, "the solver ran out of memory");
+            goto done;
+        }
+        ui_print_json_line(sol);
+        cJSON_Delete(sol);
     }
 done:
     free(line);

@@ -8,8 +8,25 @@
 static const ui_command ui__commands[] = {
     {"help", "list the commands, or show how to use one", "[COMMAND]", ui_cmd_help},
     {"version", "print the version", "", ui_cmd_version},
-    {"referee", "referee a game record: one verdict line per event", "--game G FILE|-",
+    {"mat", "print the table mat's markers at true size (PDF or PNG)",
+     "--out FILE.pdf|FILE.png [--mat WxH:S] [--dpi N]", ui_cmd_mat},
+    {"referee", "referee a game record: one verdict line per event",
+     "--game G FILE|- [--solve [--solve-time SECONDS]]",
      ui_cmd_referee},
+    {"import", "referee a game record and store it as a match; prints its id",
+     "--game G [--db FILE] [--json] FILE|-", ui_cmd_import},
+    {"matches", "list the stored matches", "[--db FILE] [--game G] [--player NAME] "
+     "[--state live|finished|abandoned] [--json]", ui_cmd_matches},
+    {"show", "a stored match move by move, or its board after move N",
+     "[--db FILE] [--json] [--at N [--svg]] MATCH", ui_cmd_show},
+    {"export", "write a stored match as a game record", "[--db FILE] MATCH", ui_cmd_export},
+    {"stats", "games, wins and average score per player", "[--db FILE] [--player NAME] "
+     "[--game G] [--json]", ui_cmd_stats},
+    {"sim", "render simulated camera frames of a random game, with ground truth",
+     "--game G --seed N --out DIR [--frames K] [--moves M] [--width W --height H] "
+     "[--illegal P] [--fps F] [--players N] [--mat WxH:S] [--clean] [--no-hands]", ui_cmd_sim},
+    {"serve", "the web app: live page and match history in a browser",
+     "[--db FILE] [--http ADDR] [--token T]", ui_cmd_serve},
     {NULL, NULL, NULL, NULL},
 };
 

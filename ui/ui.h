@@ -58,5 +58,13 @@ void ui_print_json_line(const struct cJSON *obj);
 int ui_cmd_help(int argc, char **argv);
 int ui_cmd_version(int argc, char **argv);
 int ui_cmd_referee(int argc, char **argv);
+int ui_cmd_mat(int argc, char **argv);
+int ui_cmd_import(int argc, char **argv);
+int ui_cmd_matches(int argc, char **argv);
+int ui_cmd_show(int argc, char **argv);
+int ui_cmd_export(int argc, char **argv);
+int ui_cmd_stats(int argc, char **argv);
+int ui_cmd_sim(int argc, char **argv);
+int ui_cmd_serve(int argc, char **argv);
 
 #endif

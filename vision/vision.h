@@ -8,5 +8,6 @@
 #define TABLECAM_VISION_H
 
 #include "base.h"
+#include "cv.h" /* the OpenCV shim: images, geometry, markers, drawing */
 
 #endif

@@ -1,0 +1,232 @@
+/* bench/bench_recognize.c: Qwirkle Cubes recognition measured on simulated
+ * frames (seeds the tests never use).  Prints piece precision and recall,
+ * the colour and shape confusion tables, the share of frames whose whole
+ * board is read exactly, hand detection, and milliseconds per frame, next
+ * to the targets (99% exact boards; under 15 ms per 1280x960 frame).
+ *
+ *   bench_recognize [FRAMES] [WIDTH HEIGHT] [--clean] [--dump DIR]
+ */
+#define _XOPEN_SOURCE 700
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "referee.h"
+#include "sim.h"
+
+#define SEED0 900000
+
+typedef struct cmp {
+    int tp, fp, fn;
+    int color_conf[6][7]; /* truth x read (6 = missing) */
+    int shape_conf[6][7];
+} cmp;
+
+/* Best match of the reading to the truth over the four grid rotations and
+ * every translation; fills the counts and returns whether it is exact. */
+static bool compare(const rules_piece *truth, int nt, const ref_reading *rd, cmp *c)
+{
+    int best = -1, bk = 0, bdx = 0, bdy = 0;
+    for (int k = 0; k < 4; k++)
+        for (int i = 0; i < nt; i++)
+            for (int j = 0; j < rd->n; j++) {
+                int rx = rd->pieces[j].x, ry = rd->pieces[j].y, qx, qy;
+                for (int r = 0; r < k; r++) {
+                    int t = rx;
+                    rx = -ry;
+                    ry = t;
+                }
+                qx = truth[i].x - rx;
+                qy = truth[i].y - ry;
+                int votes = 0;
+                for (int a = 0; a < nt; a++)
+                    for (int b = 0; b < rd->n; b++) {
+                        int sx = rd->pieces[b].x, sy = rd->pieces[b].y;
+                        for (int r = 0; r < k; r++) {
+                            int t = sx;
+                            sx = -sy;
+                            sy = t;
+                        }
+                        if (sx + qx == truth[a].x && sy + qy == truth[a].y) {
+                            votes++;
+                            break;
+                        }
+                    }
+                if (votes > best) {
+                    best = votes;
+                    bk = k;
+                    bdx = qx;
+                    bdy = qy;
+                }
+            }
+    bool exact = true;
+    unsigned char used[REF_MAX_READ] = {0};
+    for (int a = 0; a < nt; a++) {
+        int hit = -1;
+        for (int b = 0; b < rd->n && hit < 0; b++) {
+            int sx = rd->pieces[b].x, sy = rd->pieces[b].y;
+            for (int r = 0; r < bk; r++) {
+                int t = sx;
+                sx = -sy;
+                sy = t;
+            }
+            if (!used[b] && sx + bdx == truth[a].x && sy + bdy == truth[a].y)
+                hit = b;
+        }
+        if (hit < 0) {
+            c->fn++;
+            c->color_conf[truth[a].a][6]++;
+            c->shape_conf[truth[a].b][6]++;
+            exact = false;
+            continue;
+        }
+        used[hit] = 1;
+        c->color_conf[truth[a].a][rd->pieces[hit].a]++;
+        c->shape_conf[truth[a].b][rd->pieces[hit].b]++;
+        if (rd->pieces[hit].a == truth[a].a && rd->pieces[hit].b == truth[a].b)
+            c->tp++;
+        else
+            exact = false;
+    }
+    for (int b = 0; b < rd->n; b++)
+        if (!used[b]) {
+            c->fp++;
+            exact = false;
+        }
+    return exact;
+}
+
+static void table(const char *title, int m[6][7], const char *(*name)(int))
+{
+    printf("%s (rows: truth, columns: read; '-' missed)\n%8s", title, "");
+    for (int j = 0; j < 6; j++)
+        printf(" %7.7s", name(j));
+    printf(" %7s\n", "-");
+    for (int i = 0; i < 6; i++) {
+        printf("%8.8s", name(i));
+        for (int j = 0; j < 7; j++)
+            printf(" %7d", m[i][j]);
+        printf("\n");
+    }
+}
+
+int main(int argc, char **argv)
+{
+    int want = 300, width = 1280, height = 960, frames = 0, exact = 0, hands = 0, hand_ok = 0;
+    int hand_frames = 0, errors = 0;
+    bool clean = false;
+    const char *dump = NULL;
+    double ms = 0;
+    cmp c;
+    ref_reader *rd = NULL;
+    ref_reading *reading = malloc(sizeof *reading);
+    rules_piece *truth = malloc(sizeof *truth * 200);
+    base_err e;
+    ref_reader_config cfg = {"qwirkle", NULL, NULL, 0};
+
+    memset(&c, 0, sizeof c);
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--clean") == 0)
+            clean = true;
+        else if (strcmp(argv[i], "--dump") == 0 && i + 1 < argc)
+            dump = argv[++i];
+        else if (i + 1 < argc && atoi(argv[i]) > 0 && atoi(argv[i + 1]) > 0) {
+            width = atoi(argv[i]);
+            height = atoi(argv[++i]);
+        } else
+            want = atoi(argv[i]);
+    }
+    if (ref_reader_new(&cfg, &rd, &e) != 0) {
+        fprintf(stderr, "bench_recognize: %s\n", e.msg);
+        return 1;
+    }
+    for (uint64_t seed = SEED0; frames < want; seed++) {
+        sim_options o;
+        sim_stream *s = NULL;
+        vis_image *img;
+        char *tj;
+        sim_options_default(&o);
+        o.width = width;
+        o.height = height;
+        o.clean = clean;
+        o.max_moves = 2 + (int)(seed % 12) * 3;
+        if (sim_stream_new("qwirkle", seed, &o, &s, &e) != 0) {
+            fprintf(stderr, "bench_recognize: %s\n", e.msg);
+            return 1;
+        }
+        /* Each seed: a fresh camera and board; read every frame, compare
+         * the stable ones (and check hands on the others). */
+        ref_reader_free(rd);
+        ref_reader_new(&cfg, &rd, &e);
+        int k = 0;
+        while (frames < want && sim_stream_next(s, &img, &tj, &e) == 0) {
+            cJSON *t = cJSON_Parse(tj);
+            bool stable = cJSON_IsTrue(cJSON_GetObjectItem(t, "stable"));
+            bool hand = cJSON_IsTrue(cJSON_GetObjectItem(t, "hand_in_view"));
+            double t0 = base_now();
+            int rc = ref_reader_read(rd, img, reading, &e);
+            double dt = (base_now() - t0) * 1000;
+            k++;
+            if (stable && k % 2 == 0) {
+                const cJSON *ps = cJSON_GetObjectItem(cJSON_GetObjectItem(t, "position"), "pieces");
+                int nt = 0;
+                for (const cJSON *p = ps ? ps->child : NULL; p && nt < 200; p = p->next)
+                    if (rules_piece_from_json("qwirkle", p, &truth[nt], NULL) == 0)
+                        nt++;
+                frames++;
+                ms += dt;
+                if (rc != 0) {
+                    errors++;
+                    c.fn += nt;
+                } else {
+                    bool ok = compare(truth, nt, reading, &c);
+                    exact += ok && !reading->hand;
+                    if (!ok && dump) {
+                        char path[512];
+                        snprintf(path, sizeof path, "%s/miss-%llu-%d.png", dump,
+                                 (unsigned long long)seed, k);
+                        vis_image_write(path, img, 0, NULL);
+                        cal_mat_fit fit;
+                        vis_image *top = NULL;
+                        if (ref_reader_fit(rd, &fit) &&
+                            cal_rectify(img, &fit, cal_mat_default(), NULL, 20, 1.6, 10, &top,
+                                        NULL) == 0) {
+                            snprintf(path, sizeof path, "%s/miss-%llu-%d-top.png", dump,
+                                     (unsigned long long)seed, k);
+                            vis_image_write(path, top, 0, NULL);
+                            vis_image_free(top);
+                        }
+                    }
+                }
+                hands += rc == 0 && reading->hand; /* false alarms */
+            } else if (hand) {
+                hand_frames++;
+                hand_ok += rc == 0 && reading->hand;
+            }
+            cJSON_Delete(t);
+            free(tj);
+            vis_image_free(img);
+        }
+        sim_stream_free(s);
+    }
+    printf("qwirkle recognition: %d stable frames %dx%d%s (sim seeds from %d)\n", frames, width,
+           height, clean ? " clean" : "", SEED0);
+    printf("pieces: precision %.4f recall %.4f (tp %d, fp %d, fn %d)\n",
+           c.tp + c.fp ? (double)c.tp / (c.tp + c.fp) : 0, c.tp + c.fn ? (double)c.tp / (c.tp + c.fn) : 0,
+           c.tp, c.fp, c.fn);
+    table("colour", c.color_conf, rules_color_name);
+    table("shape", c.shape_conf, rules_shape_name);
+    printf("mat not found: %d frames\n", errors);
+    printf("hand reported on a still board: %d frames (false alarms)\n", hands);
+    printf("hand seen when one is in view: %d of %d frames\n", hand_ok, hand_frames);
+    printf("whole board exact: %.2f%% (target 99%%) %s\n", 100.0 * exact / frames,
+           exact >= 0.99 * frames ? "PASS" : "MISS");
+    printf("time: %.2f ms per frame (target < 15 ms) %s\n", ms / frames,
+           ms / frames < 15 ? "PASS" : "MISS");
+    ref_reader_free(rd);
+    free(reading);
+    free(truth);
+    return 0;
+}

@@ -1,0 +1,273 @@
+/* calib/mat.c: finding the table mat and the planes above it. */
+#include "calib.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* An uncalibrated webcam is assumed to see about 65 degrees across. */
+#define CAL__DEFAULT_HFOV_DEG 65.0
+#define CAL__MIN_MARKERS 3
+
+cal_mat cal_mat_default(void) { return (cal_mat){500.0, 500.0, 40.0}; }
+
+int cal_mat_parse(const char *text, cal_mat *out, base_err *err)
+{
+    double w, h, s;
+    char tail;
+    if (!text || sscanf(text, "%lfx%lf:%lf%c", &w, &h, &s, &tail) != 3)
+        return base_err_set(err, BASE_EPARSE,
+                            "mat '%s' is not WxH:S in millimetres (e.g. 500x500:40)",
+                            text ? text : "");
+    if (!(w > 0 && h > 0 && s > 0) || w > 10000 || h > 10000)
+        return base_err_set(err, BASE_ERANGE, "mat '%s': sizes must be positive and at most 10 m",
+                            text);
+    if (s >= w || s >= h)
+        return base_err_set(err, BASE_ERANGE,
+                            "mat '%s': markers of %g mm do not fit %g x %g mm apart", text, s, w, h);
+    *out = (cal_mat){w, h, s};
+    return 0;
+}
+
+void cal_mat_marker_corners(cal_mat m, int id, vis_point out[4])
+{
+    static const double off[4][2] = {{-0.5, -0.5}, {0.5, -0.5}, {0.5, 0.5}, {-0.5, 0.5}};
+    const double cx = (id == 1 || id == 2) ? m.w : 0.0;
+    const double cy = (id == 2 || id == 3) ? m.h : 0.0;
+    for (int k = 0; k < 4; k++)
+        out[k] = (vis_point){cx + off[k][0] * m.s, cy + off[k][1] * m.s};
+}
+
+static double cal__default_focal(int width)
+{
+    return 0.5 * width / tan(CAL__DEFAULT_HFOV_DEG * 3.14159265358979323846 / 360.0);
+}
+
+/* Focal length from the table homography (table -> image, principal point
+ * at the origin): the images of the table's x and y axes must be
+ * orthogonal and of equal length.  Returns 0 when the view is too close to
+ * straight down for either constraint to tell. */
+static double cal__focal_from_h(const double *h)
+{
+    double h11 = h[0], h12 = h[1], h21 = h[3], h22 = h[4], h31 = h[6], h32 = h[7];
+    double num_a = -(h11 * h12 + h21 * h22), den_a = h31 * h32;
+    double num_b = h12 * h12 + h22 * h22 - h11 * h11 - h21 * h21, den_b = h31 * h31 - h32 * h32;
+    /* Weight each estimate of f^2 by how well it is conditioned. */
+    double f2 = 0, wsum = 0;
+    double scale = fabs(h11) + fabs(h12) + fabs(h21) + fabs(h22);
+    double eps = 1e-9 * scale * scale;
+    if (fabs(den_a) > 1e-12 && num_a / den_a > 0 && fabs(num_a) > eps) {
+        double w = fabs(den_a);
+        f2 += w * (num_a / den_a);
+        wsum += w;
+    }
+    if (fabs(den_b) > 1e-12 && num_b / den_b > 0 && fabs(num_b) > eps) {
+        double w = fabs(den_b);
+        f2 += w * (num_b / den_b);
+        wsum += w;
+    }
+    if (wsum <= 0)
+        return 0;
+    return sqrt(f2 / wsum);
+}
+
+int cal_mat_fit_markers(const vis_marker *markers, int n, cal_mat m, int width, int height,
+                        const vis_camera *lens, cal_mat_fit *out, base_err *err)
+{
+    vis_point img[16], tab[16];
+    unsigned found = 0;
+    int np = 0, rc;
+    cal_mat_fit fit;
+
+    memset(&fit, 0, sizeof fit);
+    for (int i = 0; i < n; i++) {
+        int id = markers[i].id;
+        if (id < 0 || id > 3 || (found & (1u << id)))
+            continue; /* not a mat marker, or a second copy: ignore */
+        found |= 1u << id;
+        cal_mat_marker_corners(m, id, &tab[np]);
+        memcpy(&img[np], markers[i].corners, sizeof markers[i].corners);
+        np += 4;
+    }
+    fit.found = found;
+    for (int i = 0; i < 4; i++)
+        fit.nfound += (found >> i) & 1;
+    if (fit.nfound < CAL__MIN_MARKERS) {
+        char seen[32] = "";
+        for (int i = 0; i < 4; i++)
+            if (found & (1u << i)) {
+                size_t len = strlen(seen);
+                snprintf(seen + len, sizeof seen - len, "%s%d", len ? ", " : "", i);
+            }
+        return base_err_set(err, BASE_ENOTFOUND,
+                            "the table mat needs at least %d of its markers 0-3 in view; "
+                            "seen: %s",
+                            CAL__MIN_MARKERS, fit.nfound ? seen : "none");
+    }
+    if (lens && (rc = vis_undistort_points(*lens, img, img, np, err)) != 0)
+        return rc;
+    if ((rc = vis_find_homography(img, tab, np, VIS_HOMOGRAPHY_LSQ, 0, NULL, &fit.img_to_table,
+                                  err)) != 0)
+        return rc;
+    if ((rc = vis_homography_invert(fit.img_to_table, &fit.table_to_img, err)) != 0)
+        return rc;
+    {
+        double ss = 0;
+        for (int i = 0; i < np; i++) {
+            vis_point p = vis_homography_apply(fit.img_to_table, img[i]);
+            ss += (p.x - tab[i].x) * (p.x - tab[i].x) + (p.y - tab[i].y) * (p.y - tab[i].y);
+        }
+        fit.rms_mm = sqrt(ss / np);
+    }
+    fit.width = width;
+    fit.height = height;
+    *out = fit;
+    return 0;
+}
+
+int cal_mat_locate(vis_aruco *det, const vis_image *img, cal_mat m, const vis_camera *lens,
+                   cal_mat_fit *out, base_err *err)
+{
+    vis_marker mk[32];
+    int n = 0, rc;
+    if (!det || !img || !out)
+        return base_err_set(err, BASE_EINVAL, "cal_mat_locate: NULL argument");
+    if ((rc = vis_aruco_detect(det, img, mk, 32, &n, err)) != 0)
+        return rc;
+    return cal_mat_fit_markers(mk, n < 32 ? n : 32, m, img->width, img->height, lens, out, err);
+}
+
+int cal_mat_plane(const cal_mat_fit *fit, const vis_camera *lens, double height_mm,
+                  vis_homography *table_to_img, base_err *err)
+{
+    double cx, cy, f, h[9], r1[3], r2[3], r3[3], t[3], lam, n1, n2;
+    const double *H = fit->table_to_img.m;
+
+    if (height_mm == 0) {
+        *table_to_img = fit->table_to_img;
+        return 0;
+    }
+    cx = lens ? lens->cx : 0.5 * (fit->width - 1);
+    cy = lens ? lens->cy : 0.5 * (fit->height - 1);
+    /* Move the principal point to the origin: h = T * H. */
+    for (int c = 0; c < 3; c++) {
+        h[0 + c] = H[0 + c] - cx * H[6 + c];
+        h[3 + c] = H[3 + c] - cy * H[6 + c];
+        h[6 + c] = H[6 + c];
+    }
+    if (lens) {
+        f = 0.5 * (lens->fx + lens->fy);
+    } else {
+        f = cal__focal_from_h(h);
+        /* Trust the homography only for plausible lenses. */
+        if (!(f > 0.3 * fit->width && f < 5.0 * fit->width))
+            f = cal__default_focal(fit->width);
+    }
+    /* K^-1 h with K = diag(f, f, 1); columns are r1, r2, t up to scale. */
+    for (int i = 0; i < 3; i++) {
+        double s = i < 2 ? 1.0 / f : 1.0;
+        r1[i] = h[i * 3 + 0] * s;
+        r2[i] = h[i * 3 + 1] * s;
+        t[i] = h[i * 3 + 2] * s;
+    }
+    n1 = sqrt(r1[0] * r1[0] + r1[1] * r1[1] + r1[2] * r1[2]);
+    n2 = sqrt(r2[0] * r2[0] + r2[1] * r2[1] + r2[2] * r2[2]);
+    if (n1 <= 0 || n2 <= 0)
+        return base_err_set(err, BASE_ERANGE, "the table homography is degenerate");
+    lam = 2.0 / (n1 + n2);
+    if (t[2] * lam < 0) /* the table is in front of the camera */
+        lam = -lam;
+    for (int i = 0; i < 3; i++) {
+        r1[i] *= lam;
+        r2[i] *= lam;
+        t[i] *= lam;
+    }
+    /* The table's z = x cross y points away from the camera: up is -r3. */
+    r3[0] = r1[1] * r2[2] - r1[2] * r2[1];
+    r3[1] = r1[2] * r2[0] - r1[0] * r2[2];
+    r3[2] = r1[0] * r2[1] - r1[1] * r2[0];
+    {
+        double n3 = sqrt(r3[0] * r3[0] + r3[1] * r3[1] + r3[2] * r3[2]);
+        for (int i = 0; i < 3; i++)
+            r3[i] /= n3;
+    }
+    {
+        double c3[3], out[9];
+        for (int i = 0; i < 3; i++)
+            c3[i] = t[i] - height_mm * r3[i];
+        /* Back to pixels: K then T^-1. */
+        for (int i = 0; i < 3; i++) {
+            double s = i < 2 ? f : 1.0;
+            out[i * 3 + 0] = r1[i] * s;
+            out[i * 3 + 1] = r2[i] * s;
+            out[i * 3 + 2] = c3[i] * s;
+        }
+        for (int c = 0; c < 3; c++) {
+            out[0 + c] += cx * out[6 + c];
+            out[3 + c] += cy * out[6 + c];
+        }
+        memcpy(table_to_img->m, out, sizeof out);
+    }
+    return 0;
+}
+
+/* The lens model of OpenCV: ideal normalised -> distorted pixel. */
+static void cal__distort(const vis_camera *c, double u, double v, float *du, float *dv)
+{
+    const double *k = c->dist;
+    double x = (u - c->cx) / c->fx, y = (v - c->cy) / c->fy;
+    double r2 = x * x + y * y, r4 = r2 * r2, r6 = r4 * r2;
+    double rad = (1 + k[0] * r2 + k[1] * r4 + k[4] * r6) / (1 + k[5] * r2 + k[6] * r4 + k[7] * r6);
+    double xd = x * rad + 2 * k[2] * x * y + k[3] * (r2 + 2 * x * x);
+    double yd = y * rad + k[2] * (r2 + 2 * y * y) + 2 * k[3] * x * y;
+    *du = (float)(c->fx * xd + c->cx);
+    *dv = (float)(c->fy * yd + c->cy);
+}
+
+int cal_rectify(const vis_image *img, const cal_mat_fit *fit, cal_mat m, const vis_camera *lens,
+                double height_mm, double px_per_mm, double margin_mm, vis_image **out,
+                base_err *err)
+{
+    vis_homography plane, to_img;
+    int w, h, rc;
+
+    if (!img || !fit || !out || !(px_per_mm > 0) || margin_mm < 0)
+        return base_err_set(err, BASE_EINVAL, "cal_rectify: bad argument");
+    w = (int)ceil((m.w + 2 * margin_mm) * px_per_mm);
+    h = (int)ceil((m.h + 2 * margin_mm) * px_per_mm);
+    if (w <= 0 || h <= 0 || w > VIS_IMAGE_MAX_SIDE || h > VIS_IMAGE_MAX_SIDE)
+        return base_err_set(err, BASE_ERANGE, "cal_rectify: a %d x %d view is too large", w, h);
+    if ((rc = cal_mat_plane(fit, lens, height_mm, &plane, err)) != 0)
+        return rc;
+    {
+        /* rectified pixel -> table mm -> image pixel */
+        const double s = 1.0 / px_per_mm;
+        vis_homography px_to_table = {{s, 0, 0.5 * s - margin_mm, 0, s, 0.5 * s - margin_mm, 0, 0, 1}};
+        to_img = vis_homography_mul(plane, px_to_table);
+    }
+    if (!lens) {
+        vis_homography inv;
+        if ((rc = vis_homography_invert(to_img, &inv, err)) != 0)
+            return rc;
+        return vis_warp_perspective(img, inv, w, h, VIS_INTER_LINEAR, vis_grey(0), out, err);
+    }
+    {
+        float *mx = malloc(sizeof *mx * (size_t)w * (size_t)h);
+        float *my = malloc(sizeof *my * (size_t)w * (size_t)h);
+        if (!mx || !my) {
+            free(mx);
+            free(my);
+            return base_err_set(err, BASE_ENOMEM, "cal_rectify: out of memory");
+        }
+        for (int v = 0; v < h; v++)
+            for (int u = 0; u < w; u++) {
+                vis_point p = vis_homography_apply(to_img, (vis_point){u, v});
+                cal__distort(lens, p.x, p.y, &mx[(size_t)v * w + u], &my[(size_t)v * w + u]);
+            }
+        rc = vis_remap(img, mx, my, w, h, VIS_INTER_LINEAR, vis_grey(0), out, err);
+        free(mx);
+        free(my);
+        return rc;
+    }
+}

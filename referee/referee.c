@@ -1,0 +1,722 @@
+/* referee/referee.c: from a still table's reading to announced moves. */
+#include "referee.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define REF__MAX_PIECES 256
+
+enum ref__state {
+    REF__OK,      /* the table shows the committed position */
+    REF__ILLEGAL, /* an illegal move is on the table */
+    REF__CONFIRM  /* an unexplained change is on the table */
+};
+
+struct ref_referee {
+    char game[16];
+    bool translate;          /* positions are equal up to a translation */
+    rules_game **hist;       /* hist[k]: the game after k legal moves */
+    int *hist_seq;           /* hist_seq[k]: db seq of legal move k (k >= 1) */
+    int *hist_player;
+    rules_move *hist_move;   /* hist_move[k]: legal move k */
+    int nhist, caphist;
+    int nevents;             /* events recorded (legal or not) */
+    db *store;
+    int64_t match_id;
+    float min_conf;
+    ref_event_fn on_event;
+    void *ctx;
+    int dx, dy;              /* engine cell = reading cell + (dx, dy) */
+    int state;
+    bool unsure;             /* the CONFIRM was for a piece read unsure */
+    rules_piece *last_seen;  /* the reading that caused ILLEGAL/CONFIRM */
+    int nlast_seen;
+    rules_piece scratch[REF__MAX_PIECES];
+};
+
+const char *ref_event_name(int kind)
+{
+    static const char *const names[] = {"?",       "move",    "illegal",   "restored",
+                                        "takeback", "confirm", "game-over", "corrected"};
+    return kind >= 1 && kind <= REF_EV_CORRECTED ? names[kind] : "?";
+}
+
+static rules_game *ref__game(const ref_referee *r) { return r->hist[r->nhist - 1]; }
+const rules_game *ref_game(const ref_referee *r) { return ref__game(r); }
+int64_t ref_match_id(const ref_referee *r) { return r->match_id; }
+
+/* ---- positions ---- */
+
+static bool ref__same_piece(const rules_piece *a, const rules_piece *b)
+{
+    if (a->a != b->a || a->b != b->b || a->c != b->c || a->owner != b->owner ||
+        a->parity != b->parity || a->ncells != b->ncells)
+        return false;
+    return a->ncells == 0 || memcmp(a->cells, b->cells, sizeof a->cells) == 0;
+}
+
+static bool ref__same_place(const rules_piece *a, const rules_piece *b)
+{
+    return a->ncells ? memcmp(a->cells, b->cells, sizeof a->cells) == 0
+                     : a->x == b->x && a->y == b->y;
+}
+
+/* The translation that makes the most pieces of `seen` coincide with
+ * `want`; ties keep the current one.  Only for translation-invariant
+ * games. */
+static void ref__align(ref_referee *r, const rules_piece *want, int nw, const rules_piece *seen,
+                       int ns)
+{
+    int best = -1, bdx = r->dx, bdy = r->dy;
+    if (!r->translate || nw == 0 || ns == 0)
+        return;
+    for (int i = 0; i < nw; i++)
+        for (int j = 0; j < ns; j++) {
+            int dx = want[i].x - seen[j].x, dy = want[i].y - seen[j].y, votes = 0;
+            if (!ref__same_piece(&want[i], &seen[j]))
+                continue;
+            for (int a = 0; a < nw; a++)
+                for (int b = 0; b < ns; b++)
+                    if (want[a].x == seen[b].x + dx && want[a].y == seen[b].y + dy &&
+                        ref__same_piece(&want[a], &seen[b])) {
+                        votes++;
+                        break;
+                    }
+            if (votes > best || (votes == best && dx == r->dx && dy == r->dy)) {
+                best = votes;
+                bdx = dx;
+                bdy = dy;
+            }
+        }
+    r->dx = bdx;
+    r->dy = bdy;
+}
+
+static void ref__to_engine(const ref_referee *r, const rules_piece *in, rules_piece *out, int n)
+{
+    for (int i = 0; i < n; i++) {
+        out[i] = in[i];
+        if (r->translate) {
+            out[i].x = (int16_t)(in[i].x + r->dx);
+            out[i].y = (int16_t)(in[i].y + r->dy);
+        }
+    }
+}
+
+/* Same multiset of pieces in the same places. */
+static bool ref__same_position(const rules_piece *a, int na, const rules_piece *b, int nb)
+{
+    unsigned char used[REF__MAX_PIECES] = {0};
+    if (na != nb || na > REF__MAX_PIECES)
+        return false;
+    for (int i = 0; i < na; i++) {
+        int k = -1;
+        for (int j = 0; j < nb && k < 0; j++)
+            if (!used[j] && ref__same_place(&a[i], &b[j]) && ref__same_piece(&a[i], &b[j]))
+                k = j;
+        if (k < 0)
+            return false;
+        used[k] = 1;
+    }
+    return true;
+}
+
+static int ref__position(const rules_game *g, rules_piece *out)
+{
+    int n = rules_position(g, out, REF__MAX_PIECES);
+    return n > REF__MAX_PIECES ? REF__MAX_PIECES : n;
+}
+
+/* ---- recording and announcing ---- */
+
+static void ref__emit(ref_referee *r, int kind, int seq, int player, const rules_move *m,
+                      const rules_verdict *v, const rules_piece *restore, int nrestore,
+                      const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 9, 10)))
+#endif
+    ;
+
+static void ref__emit(ref_referee *r, int kind, int seq, int player, const rules_move *m,
+                      const rules_verdict *v, const rules_piece *restore, int nrestore,
+                      const char *fmt, ...)
+{
+    ref_event ev;
+    va_list ap;
+    memset(&ev, 0, sizeof ev);
+    ev.kind = kind;
+    ev.seq = seq;
+    ev.player = player;
+    ev.move = m;
+    ev.verdict = v;
+    ev.restore = restore;
+    ev.nrestore = nrestore;
+    va_start(ap, fmt);
+    vsnprintf(ev.text, sizeof ev.text, fmt, ap);
+    va_end(ap);
+    if (r->on_event)
+        r->on_event(r->ctx, &ev);
+}
+
+static char *ref__json_text(cJSON *obj)
+{
+    char *s = obj ? cJSON_PrintUnformatted(obj) : NULL;
+    cJSON_Delete(obj);
+    return s;
+}
+
+/* Stores one event (legal or not) and its key frame; returns its seq in
+ * *seq (0 without a store).  Durable before it returns. */
+static int ref__record(ref_referee *r, const rules_game *after, int player, const rules_move *m,
+                       const rules_verdict *v, const void *jpeg, size_t jpeg_len, int source,
+                       int *seq, base_err *err)
+{
+    db_event ev;
+    cJSON *vj;
+    char *move = NULL, *scores = NULL, *pos = NULL, *extra = NULL;
+    int rc = 0;
+
+    *seq = 0;
+    r->nevents++;
+    if (!r->store)
+        return 0;
+    memset(&ev, 0, sizeof ev);
+    move = ref__json_text(rules_move_to_json(r->game, m));
+    scores = ref__json_text(cJSON_CreateIntArray(v->scores, v->nplayers));
+    pos = ref__json_text(rules_position_to_json(after));
+    /* The verdict's game-specific keys ("captured", "note", ...). */
+    vj = rules_verdict_to_json(after, 0, player, v);
+    if (vj) {
+        static const char *const plain[] = {"seq", "player", "legal", "points", "rule",
+                                            "reason", "scores", "over", "winners"};
+        for (size_t i = 0; i < sizeof plain / sizeof plain[0]; i++)
+            cJSON_DeleteItemFromObjectCaseSensitive(vj, plain[i]);
+        extra = cJSON_GetArraySize(vj) ? ref__json_text(vj) : (cJSON_Delete(vj), NULL);
+    }
+    ev.seat = player;
+    ev.move = move;
+    ev.legal = v->legal;
+    ev.rule = v->legal ? NULL : v->rule;
+    ev.reason = v->legal ? NULL : v->reason;
+    ev.points = v->legal ? v->points : 0;
+    ev.scores = scores;
+    ev.position = pos;
+    ev.extra = extra;
+    ev.source = source;
+    if (!move || !scores || !pos)
+        rc = base_err_set(err, BASE_ENOMEM, "out of memory");
+    if (rc == 0)
+        rc = db_event_append(r->store, r->match_id, &ev, seq, err);
+    if (rc == 0 && jpeg && jpeg_len)
+        rc = db_snapshot_put(r->store, r->match_id, *seq, jpeg, jpeg_len, err);
+    cJSON_free(move);
+    cJSON_free(scores);
+    cJSON_free(pos);
+    cJSON_free(extra);
+    return rc;
+}
+
+static int ref__push(ref_referee *r, rules_game *g, int seq, int player, const rules_move *m)
+{
+    if (r->nhist == r->caphist) {
+        int cap = r->caphist * 2;
+        rules_game **h = realloc(r->hist, sizeof *h * (size_t)cap);
+        if (h)
+            r->hist = h;
+        int *s = realloc(r->hist_seq, sizeof *s * (size_t)cap);
+        if (s)
+            r->hist_seq = s;
+        int *p = realloc(r->hist_player, sizeof *p * (size_t)cap);
+        if (p)
+            r->hist_player = p;
+        rules_move *mv = realloc(r->hist_move, sizeof *mv * (size_t)cap);
+        if (mv)
+            r->hist_move = mv;
+        if (!h || !s || !p || !mv)
+            return BASE_ENOMEM;
+        r->caphist = cap;
+    }
+    r->hist[r->nhist] = g;
+    r->hist_seq[r->nhist] = seq;
+    r->hist_player[r->nhist] = player;
+    if (m)
+        r->hist_move[r->nhist] = *m;
+    else
+        rules_move_init(&r->hist_move[r->nhist], RULES_MOVE_NONE);
+    r->nhist++;
+    return 0;
+}
+
+static void ref__finish_if_over(ref_referee *r, const rules_verdict *v, base_err *err)
+{
+    char who[128] = "";
+    int nwin = 0;
+    if (!v->over)
+        return;
+    for (int i = 0; i < v->nplayers; i++)
+        if (v->winners & (1u << i)) {
+            size_t len = strlen(who);
+            snprintf(who + len, sizeof who - len, "%splayer %d", nwin++ ? " and " : "", i + 1);
+        }
+    if (r->store)
+        db_match_finish(r->store, r->match_id, v->scores, v->nplayers, v->winners, err);
+    ref__emit(r, REF_EV_GAME_OVER, 0, -1, NULL, v, NULL, 0, "Game over: %s %s.",
+              nwin ? who : "nobody", nwin > 1 ? "win" : "wins");
+}
+
+/* Checks and plays m for player on a copy of the current game; commits and
+ * announces a legal move; records and announces an illegal one. */
+static int ref__play(ref_referee *r, int player, const rules_move *m, const void *jpeg,
+                     size_t jpeg_len, int source, rules_verdict *v, base_err *err)
+{
+    rules_game *next = NULL;
+    int rc, seq;
+
+    if ((rc = rules_game_clone(ref__game(r), &next)) != 0)
+        return base_err_set(err, rc, "out of memory");
+    if ((rc = rules_apply(next, player, m, v)) != 0) {
+        rules_game_free(next);
+        return base_err_set(err, rc, "player %d is not a seat of this match", player + 1);
+    }
+    if (!v->legal) {
+        rules_game_free(next);
+        rc = ref__record(r, ref__game(r), player, m, v, jpeg, jpeg_len, source, &seq, err);
+        if (rc == 0) {
+            rules_piece *pos = r->scratch;
+            int n = ref__position(ref__game(r), pos);
+            ref__emit(r, REF_EV_ILLEGAL, seq, player, m, v, pos, n, "Illegal move by player %d: %s",
+                      player + 1, v->reason);
+        }
+        return rc;
+    }
+    if ((rc = ref__record(r, next, player, m, v, jpeg, jpeg_len, source, &seq, err)) != 0 ||
+        (rc = ref__push(r, next, seq, player, m)) != 0) {
+        rules_game_free(next);
+        return rc;
+    }
+    ref__emit(r, REF_EV_MOVE, seq, player, m, v, NULL, 0, "Player %d: %d point%s.", player + 1,
+              v->points, v->points == 1 ? "" : "s");
+    ref__finish_if_over(r, v, err);
+    return 0;
+}
+
+/* ---- explaining a change ---- */
+
+/* The move that turns position `have` into `seen` for this game, from the
+ * difference: pieces added (and, for cards, captured ones gone), or one
+ * piece moved (cube2).  Returns false when no single move can. */
+static bool ref__diff_move(const ref_referee *r, const rules_piece *have, int nh,
+                           const rules_piece *seen, int ns, rules_move *m, int *nremoved)
+{
+    unsigned char kept_h[REF__MAX_PIECES] = {0}, kept_s[REF__MAX_PIECES] = {0};
+    int added = 0, removed = 0, last_removed = -1;
+
+    for (int i = 0; i < nh; i++)
+        for (int j = 0; j < ns; j++)
+            if (!kept_s[j] && ref__same_place(&have[i], &seen[j]) &&
+                ref__same_piece(&have[i], &seen[j])) {
+                kept_h[i] = kept_s[j] = 1;
+                break;
+            }
+    rules_move_init(m, RULES_MOVE_PLACE);
+    for (int j = 0; j < ns; j++)
+        if (!kept_s[j]) {
+            if (added == RULES_MAX_MOVE_PIECES)
+                return false;
+            m->pieces[added++] = seen[j];
+        }
+    for (int i = 0; i < nh; i++)
+        if (!kept_h[i]) {
+            removed++;
+            last_removed = i;
+        }
+    m->npieces = added;
+    *nremoved = removed;
+    if (strcmp(r->game, "cube2") == 0) {
+        /* One piece moved, or one left the board. */
+        if (removed != 1 || added > 1)
+            return false;
+        rules_move_init(m, RULES_MOVE_MOVE);
+        m->from[0] = have[last_removed].x;
+        m->from[1] = have[last_removed].y;
+        if (added == 0) {
+            m->to_off = true;
+        } else {
+            m->to[0] = seen[0].x; /* replaced below */
+            for (int j = 0; j < ns; j++)
+                if (!kept_s[j]) {
+                    m->to[0] = seen[j].x;
+                    m->to[1] = seen[j].y;
+                }
+        }
+        return true;
+    }
+    if (strcmp(r->game, "cards") == 0)
+        return added == 1; /* captured cards may have gone */
+    return added > 0 && removed == 0;
+}
+
+static void ref__describe(const ref_referee *r, const rules_piece *p, char *buf, size_t n)
+{
+    cJSON *j = rules_piece_to_json(r->game, p);
+    char *s = j ? cJSON_PrintUnformatted(j) : NULL;
+    snprintf(buf, n, "%s", s ? s : "?");
+    cJSON_free(s);
+    cJSON_Delete(j);
+}
+
+static int ref__remember(ref_referee *r, const rules_piece *seen, int ns)
+{
+    rules_piece *copy = malloc(sizeof *copy * (size_t)(ns ? ns : 1));
+    if (!copy)
+        return BASE_ENOMEM;
+    memcpy(copy, seen, sizeof *copy * (size_t)ns);
+    free(r->last_seen);
+    r->last_seen = copy;
+    r->nlast_seen = ns;
+    return 0;
+}
+
+int ref_observe(ref_referee *r, const ref_view *v, base_err *err)
+{
+    rules_piece *have = malloc(sizeof *have * REF__MAX_PIECES);
+    rules_piece *seen = malloc(sizeof *seen * REF__MAX_PIECES);
+    rules_move *m = malloc(sizeof *m);
+    rules_verdict verdict;
+    rules_status st;
+    int nh, ns = v->n, nremoved, rc = 0;
+
+    if (!have || !seen || !m) {
+        rc = base_err_set(err, BASE_ENOMEM, "out of memory");
+        goto done;
+    }
+    if (ns > REF__MAX_PIECES) {
+        rc = base_err_set(err, BASE_ERANGE, "the reading holds %d pieces, at most %d are allowed",
+                          ns, REF__MAX_PIECES);
+        goto done;
+    }
+    nh = ref__position(ref__game(r), have);
+    ref__align(r, have, nh, v->pieces, ns);
+    ref__to_engine(r, v->pieces, seen, ns);
+
+    /* Unchanged: nothing to say, unless it ends an alert. */
+    if (ref__same_position(have, nh, seen, ns)) {
+        if (r->state != REF__OK) {
+            r->state = REF__OK;
+            ref__emit(r, REF_EV_RESTORED, 0, -1, NULL, NULL, NULL, 0,
+                      "The table is back to the last position.");
+        }
+        goto done;
+    }
+    /* The same reading as the one already announced: say nothing again
+     * (unless it was unsure and is now read with confidence). */
+    if (r->state != REF__OK && ref__same_position(r->last_seen, r->nlast_seen, seen, ns)) {
+        bool sure = true;
+        for (int i = 0; v->conf && i < ns; i++)
+            sure = sure && v->conf[i] >= r->min_conf;
+        if (!(r->unsure && sure))
+            goto done;
+    }
+    r->unsure = false;
+
+    /* Back to the position before the last move: a take-back. */
+    if (r->nhist > 1) {
+        rules_piece *prev = r->scratch;
+        int np = ref__position(r->hist[r->nhist - 2], prev);
+        if (ref__same_position(prev, np, seen, ns)) {
+            rc = ref_undo(r, err);
+            r->state = REF__OK;
+            goto done;
+        }
+    }
+
+    /* Pieces read without confidence are not guessed at. */
+    for (int i = 0; v->conf && i < ns; i++) {
+        bool known = false;
+        for (int j = 0; j < nh && !known; j++)
+            known = ref__same_place(&have[j], &seen[i]) && ref__same_piece(&have[j], &seen[i]);
+        if (!known && v->conf[i] < r->min_conf) {
+            char what[160];
+            ref__describe(r, &seen[i], what, sizeof what);
+            r->state = REF__CONFIRM;
+            r->unsure = true;
+            if ((rc = ref__remember(r, seen, ns)) == 0)
+                ref__emit(r, REF_EV_CONFIRM, 0, -1, NULL, NULL, have, nh,
+                          "I cannot read a piece for sure (%s, confidence %.2f): straighten it, "
+                          "or correct the reading.",
+                          what, (double)v->conf[i]);
+            goto done;
+        }
+    }
+
+    rules_game_status(ref__game(r), &st);
+    if (ref__diff_move(r, have, nh, seen, ns, m, &nremoved)) {
+        int player = st.to_move;
+        if (v->mover >= 0 && v->mover != st.to_move) {
+            /* The hand came from another seat: flag it, credit nobody. */
+            memset(&verdict, 0, sizeof verdict);
+            verdict.nplayers = st.nplayers;
+            memcpy(verdict.scores, st.scores, sizeof verdict.scores);
+            snprintf(verdict.rule, sizeof verdict.rule, "out-of-turn");
+            snprintf(verdict.reason, sizeof verdict.reason,
+                     "it is player %d's turn, but the move came from player %d's side",
+                     st.to_move + 1, v->mover + 1);
+            r->state = REF__ILLEGAL;
+            if ((rc = ref__remember(r, seen, ns)) == 0)
+                ref__emit(r, REF_EV_ILLEGAL, 0, v->mover, m, &verdict, have, nh,
+                          "Out of turn: %s.", verdict.reason);
+            goto done;
+        }
+        rules_game *trial = NULL;
+        if ((rc = rules_game_clone(ref__game(r), &trial)) != 0)
+            goto done;
+        rules_apply(trial, player, m, &verdict);
+        if (verdict.legal) {
+            /* The move must explain the whole change (cards: the captures). */
+            rules_piece *after = r->scratch;
+            int na = ref__position(trial, after);
+            bool whole = ref__same_position(after, na, seen, ns);
+            rules_game_free(trial);
+            if (whole) {
+                r->state = REF__OK;
+                rc = ref__play(r, player, m, v->jpeg, v->jpeg_len, DB_SRC_CAMERA, &verdict, err);
+                goto done;
+            }
+        } else {
+            rules_game_free(trial);
+            r->state = REF__ILLEGAL;
+            if ((rc = ref__remember(r, seen, ns)) == 0)
+                rc = ref__play(r, player, m, v->jpeg, v->jpeg_len, DB_SRC_CAMERA, &verdict, err);
+            goto done;
+        }
+    }
+    /* Nothing explains it. */
+    r->state = REF__CONFIRM;
+    if ((rc = ref__remember(r, seen, ns)) == 0)
+        ref__emit(r, REF_EV_CONFIRM, 0, -1, NULL, NULL, have, nh,
+                  "I cannot explain the change on the table (%d piece%s now, %d before): put it "
+                  "back as it was, or correct the reading.",
+                  ns, ns == 1 ? "" : "s", nh);
+done:
+    free(have);
+    free(seen);
+    free(m);
+    return rc;
+}
+
+int ref_signal(ref_referee *r, int player, const rules_move *m, base_err *err)
+{
+    rules_verdict v;
+    return ref__play(r, player, m, NULL, 0, DB_SRC_TYPED, &v, err);
+}
+
+int ref_undo(ref_referee *r, base_err *err)
+{
+    int seq, player, rc = 0;
+    rules_move m;
+    if (r->nhist <= 1)
+        return base_err_set(err, BASE_ESTATE, "there is no move to take back");
+    seq = r->hist_seq[r->nhist - 1];
+    player = r->hist_player[r->nhist - 1];
+    m = r->hist_move[r->nhist - 1];
+    if (r->store && seq > 0) {
+        /* The stored event stays, marked as taken back (never deleted). */
+        db_match *dm = NULL;
+        if ((rc = db_match_load(r->store, r->match_id, &dm, err)) != 0)
+            return rc;
+        if (seq <= dm->nevents) {
+            db_event ev = dm->events[seq - 1];
+            ev.legal = false;
+            ev.rule = "taken-back";
+            ev.reason = "the players took this move back";
+            ev.points = 0;
+            rc = db_event_correct(r->store, r->match_id, seq, &ev, "take-back", err);
+        }
+        db_match_free(dm);
+        if (rc < 0)
+            return rc;
+        rc = 0;
+    }
+    rules_game_free(r->hist[--r->nhist]);
+    ref__emit(r, REF_EV_TAKEBACK, seq, player, &m, NULL, NULL, 0,
+              "Player %d's last move was taken back.", player + 1);
+    return rc;
+}
+
+int ref_correct_last(ref_referee *r, const rules_move *m, base_err *err)
+{
+    rules_game *g = NULL;
+    rules_verdict v;
+    int seq, player, rc;
+    if (r->nhist <= 1)
+        return base_err_set(err, BASE_ESTATE, "there is no move to correct");
+    seq = r->hist_seq[r->nhist - 1];
+    player = r->hist_player[r->nhist - 1];
+    if ((rc = rules_game_clone(r->hist[r->nhist - 2], &g)) != 0)
+        return rc;
+    rules_apply(g, player, m, &v);
+    if (!v.legal) {
+        rules_game_free(g);
+        return base_err_set(err, BASE_EINVAL, "the corrected move is illegal: %s (%s)", v.reason,
+                            v.rule);
+    }
+    if (r->store && seq > 0) {
+        db_event ev;
+        char *move = ref__json_text(rules_move_to_json(r->game, m));
+        char *scores = ref__json_text(cJSON_CreateIntArray(v.scores, v.nplayers));
+        char *pos = ref__json_text(rules_position_to_json(g));
+        memset(&ev, 0, sizeof ev);
+        ev.seat = player;
+        ev.move = move;
+        ev.legal = true;
+        ev.points = v.points;
+        ev.scores = scores;
+        ev.position = pos;
+        ev.source = DB_SRC_CORRECTION;
+        rc = db_event_correct(r->store, r->match_id, seq, &ev, "misread corrected", err);
+        cJSON_free(move);
+        cJSON_free(scores);
+        cJSON_free(pos);
+        if (rc < 0) {
+            rules_game_free(g);
+            return rc;
+        }
+    }
+    rules_game_free(r->hist[r->nhist - 1]);
+    r->hist[r->nhist - 1] = g;
+    r->hist_move[r->nhist - 1] = *m;
+    r->state = REF__OK;
+    ref__emit(r, REF_EV_CORRECTED, seq, player, m, &v, NULL, 0,
+              "Corrected: player %d's last move now scores %d.", player + 1, v.points);
+    return 0;
+}
+
+int ref_expected(const ref_referee *r, rules_piece *out, int cap)
+{
+    int n = rules_position(ref__game(r), out, cap);
+    for (int i = 0; r->translate && i < n && i < cap; i++) {
+        out[i].x = (int16_t)(out[i].x - r->dx);
+        out[i].y = (int16_t)(out[i].y - r->dy);
+    }
+    return n;
+}
+
+/* ---- life cycle ---- */
+
+static int ref__resume(ref_referee *r, base_err *err)
+{
+    db_match *dm = NULL;
+    rules_move *m = malloc(sizeof *m);
+    int rc;
+    if (!m)
+        return BASE_ENOMEM;
+    if ((rc = db_match_load(r->store, r->match_id, &dm, err)) != 0) {
+        free(m);
+        return rc;
+    }
+    if (dm->info.state != DB_LIVE)
+        rc = base_err_set(err, BASE_ESTATE, "match %lld is %s, not live: nothing to resume",
+                          (long long)r->match_id, db_state_name(dm->info.state));
+    if (strcmp(dm->info.game, r->game) != 0)
+        rc = base_err_set(err, BASE_EINVAL, "match %lld is a %s match, not %s",
+                          (long long)r->match_id, dm->info.game, r->game);
+    for (int i = 0; rc == 0 && i < dm->nevents; i++) {
+        const db_event *ev = &dm->events[i];
+        cJSON *mj;
+        rules_verdict v;
+        rules_game *next = NULL;
+        r->nevents++;
+        if (!ev->legal)
+            continue;
+        mj = cJSON_Parse(ev->move);
+        rc = rules_move_from_json(r->game, mj, m, err);
+        cJSON_Delete(mj);
+        if (rc == 0)
+            rc = rules_game_clone(ref__game(r), &next);
+        if (rc == 0 && (rc = rules_apply(next, ev->seat, m, &v)) == 0 && !v.legal)
+            rc = base_err_set(err, BASE_EPARSE,
+                              "match %lld event %d was stored as legal but is not: %s",
+                              (long long)r->match_id, ev->seq, v.reason);
+        if (rc == 0)
+            rc = ref__push(r, next, ev->seq, ev->seat, m);
+        else
+            rules_game_free(next);
+    }
+    db_match_free(dm);
+    free(m);
+    return rc;
+}
+
+int ref_new(const ref_config *cfg, base_err *err, ref_referee **out)
+{
+    ref_referee *r;
+    rules_game *g = NULL;
+    int rc;
+
+    *out = NULL;
+    if (!cfg || !cfg->game)
+        return base_err_set(err, BASE_EINVAL, "ref_new: no game");
+    if ((rc = rules_game_new(cfg->game, cfg->header, err, &g)) != 0)
+        return rc;
+    if (!(r = calloc(1, sizeof *r))) {
+        rules_game_free(g);
+        return base_err_set(err, BASE_ENOMEM, "out of memory");
+    }
+    snprintf(r->game, sizeof r->game, "%s", cfg->game);
+    r->translate = strcmp(cfg->game, "qwirkle") == 0 || strcmp(cfg->game, "cards") == 0 ||
+                   strcmp(cfg->game, "cubed") == 0;
+    r->store = cfg->store;
+    r->match_id = cfg->match_id;
+    r->min_conf = cfg->min_conf > 0 ? cfg->min_conf : 0.5f;
+    r->on_event = cfg->on_event;
+    r->ctx = cfg->ctx;
+    r->caphist = 64;
+    r->hist = malloc(sizeof *r->hist * 64);
+    r->hist_seq = malloc(sizeof *r->hist_seq * 64);
+    r->hist_player = malloc(sizeof *r->hist_player * 64);
+    r->hist_move = malloc(sizeof *r->hist_move * 64);
+    if (!r->hist || !r->hist_seq || !r->hist_player || !r->hist_move) {
+        rules_game_free(g);
+        ref_free(r);
+        return base_err_set(err, BASE_ENOMEM, "out of memory");
+    }
+    ref__push(r, g, 0, -1, NULL);
+    if (r->store && r->match_id > 0) {
+        rc = ref__resume(r, err);
+    } else if (r->store) {
+        const cJSON *players = cJSON_GetObjectItemCaseSensitive(cfg->header, "players");
+        const cJSON *opts = cJSON_GetObjectItemCaseSensitive(cfg->header, "options");
+        const char *names[RULES_MAX_PLAYERS];
+        char *hj = cfg->header ? cJSON_PrintUnformatted(cfg->header) : NULL;
+        char *oj = opts ? cJSON_PrintUnformatted(opts) : NULL;
+        int n = cJSON_GetArraySize(players);
+        for (int i = 0; i < n && i < RULES_MAX_PLAYERS; i++)
+            names[i] = cJSON_GetArrayItem(players, i)->valuestring;
+        rc = n > 0 ? db_match_new(r->store, cfg->game, oj, hj, names, n, NULL, &r->match_id, err)
+                   : base_err_set(err, BASE_EINVAL, "the header names no players");
+        cJSON_free(hj);
+        cJSON_free(oj);
+    }
+    if (rc != 0) {
+        ref_free(r);
+        return rc;
+    }
+    *out = r;
+    return 0;
+}
+
+void ref_free(ref_referee *r)
+{
+    if (!r)
+        return;
+    for (int i = 0; i < r->nhist; i++)
+        rules_game_free(r->hist[i]);
+    free(r->hist);
+    free(r->hist_seq);
+    free(r->hist_player);
+    free(r->hist_move);
+    free(r->last_seen);
+    free(r);
+}

@@ -1,0 +1,452 @@
+/* tests/test_referee.c: the live referee's decisions, fed still-table
+ * readings directly (no camera): legal and illegal moves, translations of
+ * the reading, take-backs, unexplained changes, unsure readings, moves out
+ * of turn, signals, corrections, recording and resuming; and the
+ * stillness detector. */
+#define _XOPEN_SOURCE 700
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "referee.h"
+
+#define MAXEV 64
+
+typedef struct log_ {
+    int n;
+    int kind[MAXEV];
+    int seq[MAXEV];
+    int player[MAXEV];
+    int points[MAXEV];
+    char rule[MAXEV][40];
+    int nrestore[MAXEV];
+    char text[MAXEV][512];
+} log_;
+
+static void on_event(void *ctx, const ref_event *ev)
+{
+    log_ *l = ctx;
+    if (l->n >= MAXEV)
+        return;
+    l->kind[l->n] = ev->kind;
+    l->seq[l->n] = ev->seq;
+    l->player[l->n] = ev->player;
+    l->points[l->n] = ev->verdict ? ev->verdict->points : -1;
+    snprintf(l->rule[l->n], sizeof l->rule[0], "%s", ev->verdict ? ev->verdict->rule : "");
+    l->nrestore[l->n] = ev->nrestore;
+    snprintf(l->text[l->n], sizeof l->text[0], "%s", ev->text);
+    l->n++;
+}
+
+/* A growing Qwirkle table in the recogniser's frame. */
+typedef struct table {
+    rules_piece p[64];
+    float conf[64];
+    int n;
+} table;
+
+static void put(table *t, int x, int y, const char *color, const char *shape)
+{
+    rules_piece *p = &t->p[t->n];
+    memset(p, 0, sizeof *p);
+    p->owner = -1;
+    p->x = (int16_t)x;
+    p->y = (int16_t)y;
+    p->a = (uint8_t)rules_color_from_name(color);
+    p->b = (uint8_t)rules_shape_from_name(shape);
+    t->conf[t->n] = 0.95f;
+    t->n++;
+}
+
+static void shift(table *t, int dx, int dy)
+{
+    for (int i = 0; i < t->n; i++) {
+        t->p[i].x = (int16_t)(t->p[i].x + dx);
+        t->p[i].y = (int16_t)(t->p[i].y + dy);
+    }
+}
+
+static int see(ref_referee *r, const table *t, int mover)
+{
+    ref_view v = {t->p, t->conf, t->n, mover, NULL, 0};
+    return ref_observe(r, &v, NULL);
+}
+
+static cJSON *header2(void)
+{
+    return cJSON_Parse("{\"game\":\"qwirkle\",\"players\":[\"Ann\",\"Bob\"],\"options\":{}}");
+}
+
+static ref_referee *make(log_ *l, db *store, int64_t match)
+{
+    cJSON *h = header2();
+    ref_config cfg = {"qwirkle", h, store, match, 0.5f, on_event, l};
+    ref_referee *r = NULL;
+    base_err e;
+    int rc = ref_new(&cfg, &e, &r);
+    if (rc)
+        print_message("ref_new: %s\n", e.msg);
+    assert_int_equal(rc, 0);
+    cJSON_Delete(h);
+    return r;
+}
+
+static void skip_without_qwirkle(void)
+{
+    if (!rules_game_available("qwirkle"))
+        skip();
+}
+
+static void test_moves_and_translation(void **state)
+{
+    log_ l = {0};
+    table t = {0};
+    rules_status st;
+    (void)state;
+    skip_without_qwirkle();
+    ref_referee *r = make(&l, NULL, 0);
+
+    /* Empty table, nothing to say. */
+    assert_int_equal(see(r, &t, -1), 0);
+    assert_int_equal(l.n, 0);
+    /* Ann lays two red cubes: 2 points. */
+    put(&t, 3, 3, "red", "circle");
+    put(&t, 4, 3, "red", "square");
+    assert_int_equal(see(r, &t, -1), 0);
+    assert_int_equal(l.n, 1);
+    assert_int_equal(l.kind[0], REF_EV_MOVE);
+    assert_int_equal(l.player[0], 0);
+    assert_int_equal(l.points[0], 2);
+    /* Seeing it again changes nothing. */
+    assert_int_equal(see(r, &t, -1), 0);
+    assert_int_equal(l.n, 1);
+    /* The recogniser's grid origin moves (the board is read from another
+     * corner): Bob's cube under the circle is still one move of 2 points. */
+    shift(&t, -7, 2);
+    put(&t, 3 - 7, 4 + 2, "red", "diamond");
+    assert_int_equal(see(r, &t, -1), 0);
+    assert_int_equal(l.n, 2);
+    assert_int_equal(l.kind[1], REF_EV_MOVE);
+    assert_int_equal(l.player[1], 1);
+    assert_int_equal(l.points[1], 2);
+    rules_game_status(ref_game(r), &st);
+    assert_int_equal(st.scores[0], 2);
+    assert_int_equal(st.scores[1], 2);
+    assert_int_equal(st.to_move, 0);
+    ref_free(r);
+}
+
+static void test_illegal_then_restored(void **state)
+{
+    log_ l = {0};
+    table t = {0};
+    (void)state;
+    skip_without_qwirkle();
+    ref_referee *r = make(&l, NULL, 0);
+
+    put(&t, 0, 0, "red", "circle");
+    put(&t, 1, 0, "red", "square");
+    see(r, &t, -1);
+    /* Bob adds a second red circle to the row: illegal. */
+    put(&t, 2, 0, "red", "circle");
+    assert_int_equal(see(r, &t, -1), 0);
+    assert_int_equal(l.n, 2);
+    assert_int_equal(l.kind[1], REF_EV_ILLEGAL);
+    assert_int_equal(l.player[1], 1);
+    assert_string_equal(l.rule[1], "line-duplicate");
+    assert_int_equal(l.nrestore[1], 2); /* the two cubes before it */
+    /* Seen again: not announced twice. */
+    see(r, &t, -1);
+    assert_int_equal(l.n, 2);
+    /* Bob takes it back: the table is right again. */
+    t.n--;
+    see(r, &t, -1);
+    assert_int_equal(l.n, 3);
+    assert_int_equal(l.kind[2], REF_EV_RESTORED);
+    /* Bob plays legally: still his turn. */
+    put(&t, 2, 0, "red", "star8");
+    see(r, &t, -1);
+    assert_int_equal(l.n, 4);
+    assert_int_equal(l.kind[3], REF_EV_MOVE);
+    assert_int_equal(l.player[3], 1);
+    assert_int_equal(l.points[3], 3);
+    ref_free(r);
+}
+
+static void test_illegal_replaced_by_legal(void **state)
+{
+    log_ l = {0};
+    table t = {0};
+    (void)state;
+    skip_without_qwirkle();
+    ref_referee *r = make(&l, NULL, 0);
+    put(&t, 0, 0, "blue", "clover");
+    put(&t, 0, 1, "blue", "star4");
+    see(r, &t, -1);
+    put(&t, 0, 2, "blue", "clover"); /* duplicate in the column */
+    see(r, &t, -1);
+    assert_int_equal(l.kind[1], REF_EV_ILLEGAL);
+    /* Bob swaps the cube's shape straight away: a legal move, announced. */
+    t.p[2].b = (uint8_t)rules_shape_from_name("square");
+    see(r, &t, -1);
+    assert_int_equal(l.n, 3);
+    assert_int_equal(l.kind[2], REF_EV_MOVE);
+    assert_int_equal(l.player[2], 1);
+    ref_free(r);
+}
+
+static void test_takeback(void **state)
+{
+    log_ l = {0};
+    table t = {0};
+    rules_status st;
+    (void)state;
+    skip_without_qwirkle();
+    ref_referee *r = make(&l, NULL, 0);
+    put(&t, 0, 0, "green", "circle");
+    put(&t, 1, 0, "green", "square");
+    see(r, &t, -1);
+    put(&t, 2, 0, "green", "diamond");
+    see(r, &t, -1);
+    assert_int_equal(l.kind[1], REF_EV_MOVE);
+    /* Bob lifts his cube off again: the move is undone. */
+    t.n--;
+    see(r, &t, -1);
+    assert_int_equal(l.n, 3);
+    assert_int_equal(l.kind[2], REF_EV_TAKEBACK);
+    assert_int_equal(l.player[2], 1);
+    rules_game_status(ref_game(r), &st);
+    assert_int_equal(st.to_move, 1);
+    assert_int_equal(st.scores[1], 0);
+    ref_free(r);
+}
+
+static void test_unexplained_and_unsure(void **state)
+{
+    log_ l = {0};
+    table t = {0};
+    (void)state;
+    skip_without_qwirkle();
+    ref_referee *r = make(&l, NULL, 0);
+    put(&t, 0, 0, "yellow", "circle");
+    put(&t, 1, 0, "yellow", "square");
+    put(&t, 2, 0, "yellow", "star4");
+    see(r, &t, -1);
+    /* The first cube reads as another shape: no move explains that. */
+    t.p[0].b = (uint8_t)rules_shape_from_name("clover");
+    see(r, &t, -1);
+    assert_int_equal(l.n, 2);
+    assert_int_equal(l.kind[1], REF_EV_CONFIRM);
+    assert_int_equal(l.nrestore[1], 3);
+    see(r, &t, -1);
+    assert_int_equal(l.n, 2);
+    t.p[0].b = (uint8_t)rules_shape_from_name("circle");
+    see(r, &t, -1);
+    assert_int_equal(l.kind[2], REF_EV_RESTORED);
+    /* A new cube read with little confidence is not guessed at. */
+    put(&t, 3, 0, "yellow", "star8");
+    t.conf[3] = 0.2f;
+    see(r, &t, -1);
+    assert_int_equal(l.n, 4);
+    assert_int_equal(l.kind[3], REF_EV_CONFIRM);
+    assert_non_null(strstr(l.text[3], "confidence 0.20"));
+    /* Read again, clearly: Bob's move. */
+    t.conf[3] = 0.9f;
+    see(r, &t, -1);
+    assert_int_equal(l.n, 5);
+    assert_int_equal(l.kind[4], REF_EV_MOVE);
+    assert_int_equal(l.player[4], 1);
+    ref_free(r);
+}
+
+static void test_out_of_turn_and_signals(void **state)
+{
+    log_ l = {0};
+    table t = {0};
+    rules_move m;
+    (void)state;
+    skip_without_qwirkle();
+    ref_referee *r = make(&l, NULL, 0);
+    put(&t, 0, 0, "purple", "circle");
+    put(&t, 0, 1, "purple", "square");
+    see(r, &t, 0);
+    assert_int_equal(l.kind[0], REF_EV_MOVE);
+    /* The next cubes come from Ann's side, but it is Bob's turn. */
+    put(&t, 0, 2, "purple", "diamond");
+    see(r, &t, 0);
+    assert_int_equal(l.n, 2);
+    assert_int_equal(l.kind[1], REF_EV_ILLEGAL);
+    assert_string_equal(l.rule[1], "out-of-turn");
+    t.n--;
+    see(r, &t, -1);
+    assert_int_equal(l.kind[2], REF_EV_RESTORED);
+    /* Bob re-rolls (a tap): a move the camera cannot see. */
+    rules_move_init(&m, RULES_MOVE_REROLL);
+    assert_int_equal(ref_signal(r, 1, &m, NULL), 0);
+    assert_int_equal(l.kind[3], REF_EV_MOVE);
+    assert_int_equal(l.player[3], 1);
+    /* Bob taps again, out of turn: flagged, not credited. */
+    assert_int_equal(ref_signal(r, 1, &m, NULL), 0);
+    assert_int_equal(l.kind[4], REF_EV_ILLEGAL);
+    assert_string_equal(l.rule[4], "out-of-turn");
+    ref_free(r);
+}
+
+static void test_still_detector(void **state)
+{
+    ref_still s;
+    ref_still_config c = {0.3, 0.01};
+    int fired = 0;
+    (void)state;
+    ref_still_init(&s, &c);
+    /* 30 fps: motion for a second, then still. */
+    for (int i = 0; i < 30; i++)
+        fired += ref_still_feed(&s, i / 30.0, 0.2, false);
+    assert_int_equal(fired, 0);
+    for (int i = 30; i < 60; i++) {
+        bool f = ref_still_feed(&s, i / 30.0, 0.001, false);
+        if (f) {
+            fired++;
+            /* reported once the window has passed, not before */
+            assert_true(i / 30.0 - 1.0 >= 0.3 - 1e-9);
+            assert_true(i / 30.0 - 1.0 < 0.3 + 2.0 / 30);
+        }
+    }
+    assert_int_equal(fired, 1);
+    /* A hand over the board starts a new period even without motion. */
+    assert_false(ref_still_feed(&s, 2.0, 0.0, true));
+    for (int i = 0; i < 20; i++)
+        fired += ref_still_feed(&s, 2.0 + i / 30.0, 0.0, false);
+    assert_int_equal(fired, 2);
+    ref_still_init(&s, NULL);
+    assert_true(s.cfg.window_s > 0 && s.cfg.motion > 0);
+}
+
+static void test_recorded_and_resumed(void **state)
+{
+    char *dir = th_tmpdir(), *path = th_path(dir, "t.db");
+    log_ l = {0};
+    table t = {0};
+    db *store = NULL;
+    int64_t id;
+    rules_status st;
+    base_err e;
+    (void)state;
+    skip_without_qwirkle();
+    assert_int_equal(db_open(path, DB_OPEN_CREATE, &e, &store), 0);
+    ref_referee *r = make(&l, store, 0);
+    id = ref_match_id(r);
+    assert_true(id > 0);
+    put(&t, 0, 0, "orange", "circle");
+    put(&t, 1, 0, "orange", "square");
+    see(r, &t, -1);
+    put(&t, 1, 0 + 1, "orange", "circle"); /* illegal? no: column (1,0)-(1,1) square+circle ok */
+    see(r, &t, -1);
+    put(&t, 2, 0, "orange", "circle");     /* row: circle, square, circle: illegal */
+    see(r, &t, -1);
+    assert_int_equal(l.kind[2], REF_EV_ILLEGAL);
+    assert_int_equal(l.seq[2], 3);          /* the illegal attempt is recorded too */
+    ref_free(r);
+
+    /* The stored match: 3 events, the third illegal with its rule. */
+    {
+        db_match *m = NULL;
+        assert_int_equal(db_match_load(store, id, &m, &e), 0);
+        assert_int_equal(m->nevents, 3);
+        assert_true(m->events[0].legal && m->events[1].legal);
+        assert_false(m->events[2].legal);
+        assert_string_equal(m->events[2].rule, "line-duplicate");
+        assert_int_equal(m->events[1].points, 2);
+        db_match_free(m);
+    }
+    /* Resumed: the same scores, Ann to move, the next event is seq 4. */
+    memset(&l, 0, sizeof l);
+    r = make(&l, store, id);
+    rules_game_status(ref_game(r), &st);
+    assert_int_equal(st.scores[0], 2);
+    assert_int_equal(st.scores[1], 2);
+    assert_int_equal(st.to_move, 0);
+    t.n--; /* the illegal cube is gone */
+    put(&t, 1, 2, "orange", "diamond");
+    see(r, &t, -1);
+    assert_int_equal(l.kind[0], REF_EV_MOVE);
+    assert_int_equal(l.seq[0], 4);
+    assert_int_equal(l.points[0], 3);
+    /* A take-back is kept as a marked event, never deleted. */
+    t.n--;
+    see(r, &t, -1);
+    assert_int_equal(l.kind[1], REF_EV_TAKEBACK);
+    {
+        db_match *m = NULL;
+        assert_int_equal(db_match_load(store, id, &m, &e), 0);
+        assert_int_equal(m->nevents, 4);
+        assert_false(m->events[3].legal);
+        assert_string_equal(m->events[3].rule, "taken-back");
+        db_match_free(m);
+    }
+    ref_free(r);
+    db_close(store);
+    th_rmtree(dir);
+    free(path);
+    free(dir);
+}
+
+static void test_correction(void **state)
+{
+    log_ l = {0};
+    table t = {0};
+    rules_move m;
+    rules_status st;
+    base_err e;
+    (void)state;
+    skip_without_qwirkle();
+    ref_referee *r = make(&l, NULL, 0);
+    put(&t, 0, 0, "red", "circle");
+    put(&t, 1, 0, "red", "square");
+    see(r, &t, -1);
+    put(&t, 0, 1, "blue", "circle");
+    see(r, &t, -1);
+    assert_int_equal(l.kind[1], REF_EV_MOVE);
+    /* It was really a blue circle at (0,1) and another at... no: a red
+     * diamond under the circle, making a red column: 2 points either way;
+     * correct to a move that scores differently: red diamond at (2,0). */
+    rules_move_init(&m, RULES_MOVE_PLACE);
+    m.npieces = 1;
+    m.pieces[0] = t.p[0];
+    m.pieces[0].x = 2;
+    m.pieces[0].b = (uint8_t)rules_shape_from_name("diamond");
+    assert_int_equal(ref_correct_last(r, &m, &e), 0);
+    assert_int_equal(l.kind[2], REF_EV_CORRECTED);
+    assert_int_equal(l.points[2], 3);
+    rules_game_status(ref_game(r), &st);
+    assert_int_equal(st.scores[1], 3);
+    /* An illegal correction is refused and changes nothing. */
+    m.pieces[0].b = (uint8_t)rules_shape_from_name("circle");
+    m.pieces[0].x = 3;
+    assert_int_equal(ref_correct_last(r, &m, &e), BASE_EINVAL);
+    rules_game_status(ref_game(r), &st);
+    assert_int_equal(st.scores[1], 3);
+    ref_free(r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_still_detector),
+        cmocka_unit_test(test_moves_and_translation),
+        cmocka_unit_test(test_illegal_then_restored),
+        cmocka_unit_test(test_illegal_replaced_by_legal),
+        cmocka_unit_test(test_takeback),
+        cmocka_unit_test(test_unexplained_and_unsure),
+        cmocka_unit_test(test_out_of_turn_and_signals),
+        cmocka_unit_test(test_recorded_and_resumed),
+        cmocka_unit_test(test_correction),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

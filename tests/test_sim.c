@@ -1,0 +1,558 @@
+/* tests/test_sim.c: the simulated table (sim/).  Determinism, the truth
+ * against the rules engine, the markers against the ArUco detector, the
+ * pieces against their projected colours, the options and the command. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "harness.h"
+#include "rules.h"
+#include "sim.h"
+
+/* ---- helpers ---- */
+
+typedef struct frames {
+    int n;
+    vis_image *img[256];
+    char *truth[256];
+} frames;
+
+static void frames_run(const char *game, uint64_t seed, const sim_options *o, frames *f)
+{
+    sim_stream *s = NULL;
+    base_err err;
+    int rc = sim_stream_new(game, seed, o, &s, &err);
+    if (rc)
+        fail_msg("sim_stream_new: %s", err.msg);
+    memset(f, 0, sizeof *f);
+    while (f->n < 256) {
+        rc = sim_stream_next(s, &f->img[f->n], &f->truth[f->n], &err);
+        if (rc == BASE_EEOF)
+            break;
+        if (rc)
+            fail_msg("sim_stream_next: %s", err.msg);
+        f->n++;
+    }
+    assert_int_equal(sim_stream_frames(s), f->n);
+    sim_stream_free(s);
+}
+
+static void frames_free(frames *f)
+{
+    for (int i = 0; i < f->n; i++) {
+        vis_image_free(f->img[i]);
+        free(f->truth[i]);
+    }
+    f->n = 0;
+}
+
+static bool same_image(const vis_image *a, const vis_image *b)
+{
+    if (a->width != b->width || a->height != b->height || a->channels != b->channels)
+        return false;
+    for (int y = 0; y < a->height; y++)
+        if (memcmp(a->data + (size_t)y * (size_t)a->stride, b->data + (size_t)y * (size_t)b->stride,
+                   (size_t)a->width * (size_t)a->channels) != 0)
+            return false;
+    return true;
+}
+
+static double num(const cJSON *obj, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    assert_true(cJSON_IsNumber(v));
+    return v->valuedouble;
+}
+
+static void nums(const cJSON *arr, double *out, int n)
+{
+    assert_true(cJSON_IsArray(arr));
+    assert_int_equal(cJSON_GetArraySize(arr), n);
+    for (int i = 0; i < n; i++)
+        out[i] = cJSON_GetArrayItem(arr, i)->valuedouble;
+}
+
+/* The camera of a truth line, and a projection written here from the
+ * documented model (docs/sim.md), independent of sim's own. */
+typedef struct truth_cam {
+    double R[9], C[3];
+    vis_camera k;
+} truth_cam;
+
+static void truth_cam_read(const cJSON *truth, truth_cam *c)
+{
+    const cJSON *cam = cJSON_GetObjectItemCaseSensitive(truth, "camera");
+    double d[5];
+    assert_non_null(cam);
+    nums(cJSON_GetObjectItemCaseSensitive(cam, "R"), c->R, 9);
+    nums(cJSON_GetObjectItemCaseSensitive(cam, "position_mm"), c->C, 3);
+    nums(cJSON_GetObjectItemCaseSensitive(cam, "dist"), d, 5);
+    memset(&c->k, 0, sizeof c->k);
+    c->k.fx = num(cam, "fx");
+    c->k.fy = num(cam, "fy");
+    c->k.cx = num(cam, "cx");
+    c->k.cy = num(cam, "cy");
+    for (int i = 0; i < 5; i++)
+        c->k.dist[i] = d[i];
+}
+
+static vis_point project(const truth_cam *c, double x, double y, double z)
+{
+    double p[3] = {x - c->C[0], y - c->C[1], z - c->C[2]}, q[3];
+    vis_point ideal, out;
+    for (int i = 0; i < 3; i++)
+        q[i] = c->R[3 * i] * p[0] + c->R[3 * i + 1] * p[1] + c->R[3 * i + 2] * p[2];
+    assert_true(q[2] > 0);
+    ideal.x = c->k.fx * q[0] / q[2] + c->k.cx;
+    ideal.y = c->k.fy * q[1] / q[2] + c->k.cy;
+    assert_int_equal(vis_distort_points(c->k, &ideal, &out, 1, NULL), 0);
+    return out;
+}
+
+static bool visible(const cJSON *truth, int id)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(truth, "markers"), "visible"), *it;
+    cJSON_ArrayForEach(it, v) if (it->valueint == id) return true;
+    return false;
+}
+
+static sim_options small(int w, int h)
+{
+    sim_options o;
+    sim_options_default(&o);
+    o.width = w;
+    o.height = h;
+    return o;
+}
+
+/* ---- determinism ---- */
+
+static void test_same_seed_same_bytes(void **state)
+{
+    (void)state;
+    sim_options o = small(200, 150);
+    frames a, b, c;
+    o.max_frames = 14;
+    o.fps = 3;
+    frames_run("qwirkle", 7, &o, &a);
+    frames_run("qwirkle", 7, &o, &b);
+    frames_run("qwirkle", 8, &o, &c);
+    assert_int_equal(a.n, 14);
+    assert_int_equal(b.n, a.n);
+    bool differs = false;
+    for (int i = 0; i < a.n; i++) {
+        assert_true(same_image(a.img[i], b.img[i]));
+        assert_string_equal(a.truth[i], b.truth[i]);
+        if (i < c.n && (!same_image(a.img[i], c.img[i]) || strcmp(a.truth[i], c.truth[i]) != 0))
+            differs = true;
+    }
+    assert_true(differs);
+    /* frames of one stream differ too (noise, a hand) */
+    assert_false(same_image(a.img[0], a.img[a.n - 1]));
+    frames_free(&a);
+    frames_free(&b);
+    frames_free(&c);
+}
+
+/* ---- the truth against the engine ---- */
+
+typedef struct cube {
+    int x, y, a, b;
+} cube;
+
+static int cube_cmp(const void *p, const void *q)
+{
+    const cube *a = p, *b = q;
+    if (a->x != b->x)
+        return a->x - b->x;
+    if (a->y != b->y)
+        return a->y - b->y;
+    if (a->a != b->a)
+        return a->a - b->a;
+    return a->b - b->b;
+}
+
+static void test_truth_replays_with_the_engine(void **state)
+{
+    (void)state;
+    sim_options o = small(160, 120);
+    frames f;
+    rules_game *g = NULL;
+    rules_move *m = malloc(sizeof *m);
+    rules_piece *board = malloc(100 * sizeof *board);
+    int moves = 0, injected = 0, legal = 0, stable = 0, unstable_with_hand = 0;
+    o.max_moves = 7;
+    o.fps = 1.5;
+    o.illegal = 0.4;
+    o.clean = true;
+    frames_run("qwirkle", 11, &o, &f);
+    assert_non_null(m);
+    assert_int_equal(rules_game_new("qwirkle", NULL, NULL, &g), 0);
+    for (int i = 0; i < f.n; i++) {
+        cJSON *t = cJSON_Parse(f.truth[i]);
+        const cJSON *mv, *pieces, *placement, *it;
+        cube truth_legal[100], engine[100];
+        int nt = 0, ne, nill = 0;
+        assert_non_null(t);
+        assert_int_equal((int)num(t, "frame"), i);
+        if ((mv = cJSON_GetObjectItemCaseSensitive(t, "move")) != NULL) {
+            int player;
+            rules_verdict v;
+            base_err err;
+            const cJSON *lg = cJSON_GetObjectItemCaseSensitive(mv, "legal");
+            const cJSON *inj = cJSON_GetObjectItemCaseSensitive(mv, "injected");
+            assert_int_equal(rules_event_from_json("qwirkle", cJSON_GetObjectItemCaseSensitive(mv, "event"),
+                                                   &player, m, &err),
+                             0);
+            assert_int_equal(rules_apply(g, player, m, &v), 0);
+            assert_int_equal(v.legal, cJSON_IsTrue(lg));
+            /* illegal exactly when injected */
+            assert_int_equal(!v.legal, cJSON_IsTrue(inj));
+            moves++;
+            injected += !v.legal;
+            legal += v.legal;
+        }
+        /* The pieces shown: the engine's position plus what an injected
+         * move left (flagged illegal), once the frame is stable. */
+        pieces = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(t, "position"), "pieces");
+        placement = cJSON_GetObjectItemCaseSensitive(t, "placement");
+        assert_int_equal(cJSON_GetArraySize(pieces), cJSON_GetArraySize(placement));
+        int k = 0;
+        cJSON_ArrayForEach(it, pieces) {
+            rules_piece p;
+            const cJSON *pl = cJSON_GetArrayItem(placement, k++);
+            assert_int_equal(rules_piece_from_json("qwirkle", it, &p, NULL), 0);
+            if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(pl, "illegal")))
+                nill++;
+            else
+                truth_legal[nt++] = (cube){p.x, p.y, p.a, p.b};
+        }
+        if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(t, "stable"))) {
+            stable++;
+            ne = rules_position(g, board, 100);
+            assert_int_equal(ne, nt);
+            for (int j = 0; j < ne; j++)
+                engine[j] = (cube){board[j].x, board[j].y, board[j].a, board[j].b};
+            qsort(engine, (size_t)ne, sizeof *engine, cube_cmp);
+            qsort(truth_legal, (size_t)nt, sizeof *truth_legal, cube_cmp);
+            assert_memory_equal(engine, truth_legal, (size_t)ne * sizeof *engine);
+            assert_false(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(t, "hand_in_view")));
+        } else if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(t, "hand_in_view")))
+            unstable_with_hand++;
+        cJSON_Delete(t);
+    }
+    assert_int_equal(moves, 7);
+    assert_true(injected >= 1);
+    assert_true(legal >= 1);
+    assert_true(stable >= 3);
+    assert_true(unstable_with_hand >= 3);
+    rules_game_free(g);
+    frames_free(&f);
+    free(m);
+    free(board);
+}
+
+/* ---- markers ---- */
+
+static void check_markers(uint64_t seed, bool clean, int *checked)
+{
+    sim_options o = small(800, 600);
+    frames f;
+    vis_aruco *det = NULL;
+    o.max_frames = 2;
+    o.clean = clean;
+    frames_run("qwirkle", seed, &o, &f);
+    assert_int_equal(vis_aruco_new(VIS_ARUCO_4X4_50, &det, NULL), 0);
+    for (int i = 0; i < f.n; i++) {
+        cJSON *t = cJSON_Parse(f.truth[i]);
+        const cJSON *mat = cJSON_GetObjectItemCaseSensitive(t, "mat");
+        const cJSON *corners = cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetObjectItemCaseSensitive(t, "markers"), "corners");
+        double W = num(mat, "w"), H = num(mat, "h"), S = num(mat, "s");
+        truth_cam cam;
+        vis_marker found[16];
+        int n = 0;
+        truth_cam_read(t, &cam);
+        assert_int_equal(vis_aruco_detect(det, f.img[i], found, 16, &n, NULL), 0);
+        {
+            /* the camera keeps the mat in view, and no hand is there yet */
+            const cJSON *iv = cJSON_GetObjectItemCaseSensitive(
+                cJSON_GetObjectItemCaseSensitive(t, "markers"), "in_view");
+            assert_int_equal(cJSON_GetArraySize(iv), 4);
+        }
+        for (int id = 0; id < 4; id++) {
+            static const double mx[4] = {0, 1, 1, 0}, my[4] = {0, 0, 1, 1};
+            static const double kx[4] = {-1, 1, 1, -1}, ky[4] = {-1, -1, 1, 1};
+            const vis_marker *d = NULL;
+            for (int j = 0; j < n && j < 16; j++)
+                if (found[j].id == id)
+                    d = &found[j];
+            if (!visible(t, id))
+                continue;
+            if (!d)
+                fail_msg("seed %llu frame %d: marker %d visible but not detected",
+                         (unsigned long long)seed, i, id);
+            for (int k = 0; k < 4; k++) {
+                vis_point p = project(&cam, mx[id] * W + kx[k] * S / 2, my[id] * H + ky[k] * S / 2, 0);
+                double tc[2];
+                nums(cJSON_GetArrayItem(cJSON_GetArrayItem(corners, id), k), tc, 2);
+                /* the truth's corners are the documented projection */
+                assert_true(fabs(tc[0] - p.x) < 0.01 && fabs(tc[1] - p.y) < 0.01);
+                /* OpenCV puts pixel centres at integers and marker corners on
+                 * the outer edge of the black border */
+                double e = hypot(d->corners[k].x - p.x, d->corners[k].y - p.y);
+                if (e > 2.5)
+                    fail_msg("seed %llu frame %d marker %d corner %d: detected (%.2f, %.2f), "
+                             "truth (%.2f, %.2f)",
+                             (unsigned long long)seed, i, id, k, d->corners[k].x,
+                             d->corners[k].y, p.x, p.y);
+            }
+            (*checked)++;
+        }
+        cJSON_Delete(t);
+    }
+    vis_aruco_free(det);
+    frames_free(&f);
+}
+
+static void test_markers_found_where_the_truth_says(void **state)
+{
+    int checked = 0;
+    (void)state;
+    for (uint64_t seed = 1; seed <= 4; seed++)
+        check_markers(seed, true, &checked);
+    for (uint64_t seed = 21; seed <= 26; seed++)
+        check_markers(seed, false, &checked);
+    /* the camera keeps the mat in view: nearly all were visible */
+    /* Markers too small to read at 800x600 are "in_view" but not
+     * "visible"; most are readable. */
+    assert_true(checked >= 30);
+}
+
+/* ---- pieces ---- */
+
+static const double ref_rgb[6][3] = {{0.80, 0.08, 0.08}, {0.95, 0.42, 0.05}, {0.93, 0.84, 0.10},
+                                     {0.10, 0.58, 0.18}, {0.08, 0.28, 0.82}, {0.45, 0.13, 0.62}};
+
+static int nearest_colour(double r, double g, double b)
+{
+    double s = r + g + b, best = INFINITY;
+    int bi = -1;
+    if (s <= 0)
+        return -1;
+    for (int c = 0; c < 6; c++) {
+        double rs = ref_rgb[c][0] + ref_rgb[c][1] + ref_rgb[c][2];
+        double d = pow(r / s - ref_rgb[c][0] / rs, 2) + pow(g / s - ref_rgb[c][1] / rs, 2) +
+                   pow(b / s - ref_rgb[c][2] / rs, 2);
+        if (d < best) {
+            best = d;
+            bi = c;
+        }
+    }
+    return bi;
+}
+
+static void test_pieces_project_where_the_truth_says(void **state)
+{
+    int checked = 0;
+    (void)state;
+    for (uint64_t seed = 3; seed <= 5; seed++) {
+        sim_options o = small(640, 480);
+        frames f;
+        o.clean = true;
+        o.max_moves = 3;
+        o.fps = 1;
+        frames_run("qwirkle", seed, &o, &f);
+        for (int i = 0; i < f.n; i++) {
+            cJSON *t = cJSON_Parse(f.truth[i]);
+            const cJSON *pieces, *placement, *it;
+            truth_cam cam;
+            int k = 0;
+            if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(t, "stable"))) {
+                cJSON_Delete(t);
+                continue;
+            }
+            truth_cam_read(t, &cam);
+            pieces = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(t, "position"), "pieces");
+            placement = cJSON_GetObjectItemCaseSensitive(t, "placement");
+            cJSON_ArrayForEach(it, pieces) {
+                double mm[2], sum[3] = {0, 0, 0};
+                rules_piece p;
+                const vis_image *img = f.img[i];
+                assert_int_equal(rules_piece_from_json("qwirkle", it, &p, NULL), 0);
+                nums(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(placement, k++), "mm"), mm, 2);
+                /* the centre of the top face of a 19.5 mm cube */
+                vis_point c = project(&cam, mm[0], mm[1], 19.5);
+                int u = (int)lround(c.x), v = (int)lround(c.y);
+                assert_true(u >= 1 && v >= 1 && u < img->width - 1 && v < img->height - 1);
+                for (int dy = -1; dy <= 1; dy++)
+                    for (int dx = -1; dx <= 1; dx++)
+                        for (int ch = 0; ch < 3; ch++)
+                            sum[ch] += img->data[(size_t)(v + dy) * (size_t)img->stride +
+                                                 (size_t)(u + dx) * 3 + (size_t)ch];
+                /* BGR */
+                int got = nearest_colour(sum[2], sum[1], sum[0]);
+                if (got != p.a)
+                    fail_msg("seed %llu frame %d: cube at (%d,%d) is %s but its top centre "
+                             "(%d,%d) looks %s (BGR %.0f %.0f %.0f)",
+                             (unsigned long long)seed, i, p.x, p.y, rules_color_name(p.a), u, v,
+                             got >= 0 ? rules_color_name(got) : "black", sum[0] / 9, sum[1] / 9,
+                             sum[2] / 9);
+                /* and 1.5 cube widths away along the table there is no such colour
+                 * unless another cube is there: the black body is dark */
+                checked++;
+            }
+            cJSON_Delete(t);
+        }
+        frames_free(&f);
+    }
+    assert_true(checked >= 6);
+}
+
+/* ---- options, end of stream, the command ---- */
+
+static void test_bad_options_are_named(void **state)
+{
+    sim_options o;
+    sim_stream *s = (sim_stream *)1;
+    base_err err;
+    (void)state;
+    sim_options_default(&o);
+    o.width = 10;
+    assert_int_equal(sim_stream_new("qwirkle", 1, &o, &s, &err), BASE_EINVAL);
+    assert_null(s);
+    assert_non_null(strstr(err.msg, "frame size"));
+    sim_options_default(&o);
+    o.illegal = 2;
+    assert_int_equal(sim_stream_new("qwirkle", 1, &o, &s, &err), BASE_EINVAL);
+    assert_non_null(strstr(err.msg, "illegal"));
+    sim_options_default(&o);
+    o.mat_s = 300;
+    assert_int_equal(sim_stream_new("qwirkle", 1, &o, &s, &err), BASE_EINVAL);
+    assert_non_null(strstr(err.msg, "mat"));
+    assert_int_equal(sim_stream_new("chess", 1, NULL, &s, &err), BASE_EUNSUPPORTED);
+    assert_non_null(strstr(err.msg, "chess"));
+    assert_true(sim_game_supported("qwirkle"));
+    assert_false(sim_game_supported("chess"));
+}
+
+static void test_stream_ends(void **state)
+{
+    sim_options o = small(96, 72);
+    sim_stream *s = NULL;
+    vis_image *img = NULL;
+    char *t = NULL;
+    int n = 0, moves = 0;
+    (void)state;
+    o.max_moves = 2;
+    o.fps = 2;
+    assert_int_equal(sim_stream_new("qwirkle", 5, &o, &s, NULL), 0);
+    while (sim_stream_next(s, &img, &t, NULL) == 0) {
+        moves += strstr(t, "\"move\":{") != NULL;
+        vis_image_free(img);
+        free(t);
+        n++;
+        assert_true(n < 500);
+    }
+    assert_int_equal(moves, 2);
+    img = NULL;
+    t = NULL;
+    assert_int_equal(sim_stream_next(s, &img, &t, NULL), BASE_EEOF);
+    assert_null(img);
+    assert_null(t);
+    sim_stream_free(s);
+    sim_stream_free(NULL);
+}
+
+static void test_command_writes_frames_and_truth(void **state)
+{
+    char *dir = th_tmpdir(), *d1 = th_path(dir, "a"), *d2 = th_path(dir, "b");
+    th_run r;
+    (void)state;
+    const char *args1[] = {"sim", "--game", "qwirkle", "--seed", "9", "--out", d1, "--frames",
+                           "4", "--width", "160", "--height", "120", NULL};
+    const char *args2[] = {"sim", "--game", "qwirkle", "--seed", "9", "--out", d2, "--frames",
+                           "4", "--width", "160", "--height", "120", NULL};
+    assert_int_equal(th_tablecam(&r, NULL, args1), 0);
+    assert_int_equal(r.status, 0);
+    assert_string_equal(r.err, ""); /* no progress bar: stderr is not a terminal */
+    th_run_free(&r);
+    assert_int_equal(th_tablecam(&r, NULL, args2), 0);
+    assert_int_equal(r.status, 0);
+    th_run_free(&r);
+    {
+        char *t1 = th_path(d1, "truth.jsonl"), *t2 = th_path(d2, "truth.jsonl");
+        char *p1 = th_path(d1, "frame-00003.png"), *p2 = th_path(d2, "frame-00003.png");
+        size_t l1, l2, pl1, pl2;
+        char *a = th_read_file(t1, &l1), *b = th_read_file(t2, &l2);
+        char *pa = th_read_file(p1, &pl1), *pb = th_read_file(p2, &pl2);
+        assert_non_null(a);
+        assert_non_null(pa);
+        assert_int_equal(th_count_lines(a), 4);
+        assert_int_equal(l1, l2);
+        assert_memory_equal(a, b, l1);
+        assert_int_equal(pl1, pl2);
+        assert_memory_equal(pa, pb, pl1);
+        char *line = th_line(a, 3);
+        cJSON *t = cJSON_Parse(line);
+        assert_non_null(t);
+        assert_int_equal((int)num(t, "frame"), 3);
+        assert_non_null(cJSON_GetObjectItemCaseSensitive(t, "position"));
+        assert_non_null(cJSON_GetObjectItemCaseSensitive(t, "camera"));
+        assert_non_null(cJSON_GetObjectItemCaseSensitive(t, "lighting"));
+        cJSON_Delete(t);
+        free(line);
+        free(a);
+        free(b);
+        free(pa);
+        free(pb);
+        free(t1);
+        free(t2);
+        free(p1);
+        free(p2);
+    }
+    /* bad input: exit 2 with a message naming it */
+    const char *bad1[] = {"sim", "--game", "qwirkle", "--seed", "x", "--out", d1, NULL};
+    assert_int_equal(th_tablecam(&r, NULL, bad1), 0);
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, "--seed"));
+    th_run_free(&r);
+    const char *bad2[] = {"sim", "--game", "chess", "--seed", "1", "--out", d1, NULL};
+    assert_int_equal(th_tablecam(&r, NULL, bad2), 0);
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, "chess"));
+    th_run_free(&r);
+    const char *bad3[] = {"sim", "--game", "qwirkle", "--seed", "1", "--out", d1, "--mat",
+                          "500x500", NULL};
+    assert_int_equal(th_tablecam(&r, NULL, bad3), 0);
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, "--mat"));
+    th_run_free(&r);
+    th_rmtree(dir);
+    free(d1);
+    free(d2);
+    free(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_bad_options_are_named),
+        cmocka_unit_test(test_stream_ends),
+        cmocka_unit_test(test_same_seed_same_bytes),
+        cmocka_unit_test(test_truth_replays_with_the_engine),
+        cmocka_unit_test(test_markers_found_where_the_truth_says),
+        cmocka_unit_test(test_pieces_project_where_the_truth_says),
+        cmocka_unit_test(test_command_writes_frames_and_truth),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,1497 @@
+/* ui/web.c: the local web app's server (civetweb): routing, the JSON API
+ * over the match store, the live state and its push streams (server-sent
+ * events, MJPEG), the embedded static files, and the security rules.  See
+ * web.h for the model and docs/web.md for the API. */
+#define _POSIX_C_SOURCE 200809L
+#include "web.h"
+
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include <civetweb.h>
+#include <cjson/cJSON.h>
+
+#include "board.h"
+#include "db.h"
+
+/* The files of ui/web_assets/, embedded by ui/embed_assets.cmake. */
+struct ui__web_asset {
+    const char *name;
+    const char *type;
+    const unsigned char *data;
+    size_t len;
+};
+extern const struct ui__web_asset ui__web_assets[];
+
+enum {
+    UI__MAX_BODY = 64 * 1024,  /* a POST body; a move is far smaller */
+    UI__MAX_STREAMS = 48,      /* open SSE + MJPEG connections */
+    UI__THREADS = 64,          /* civetweb workers: streams hold one each */
+    UI__KEEPALIVE_S = 15,      /* SSE comment / MJPEG repeat when idle */
+    UI__DEFAULT_KEEP = 200
+};
+
+/* A frame shared by the streams that send it: freed by the last user. */
+typedef struct ui__frame {
+    int refs;
+    size_t len;
+    unsigned char data[];
+} ui__frame;
+
+struct ui_web {
+    struct mg_context *ctx;
+    int port;
+    bool has_token;
+    char token[129];
+    char host[64]; /* the bound IPv4 address, for the Host check */
+    char *db_path;
+    bool has_hooks;
+    ui_web_hooks hooks;
+
+    pthread_mutex_t mu;
+    pthread_cond_t ev_cond, frame_cond;
+    bool stopping;
+    int nstreams;
+    /* Published events: ring[id % keep] holds event id for the last keep ids. */
+    char **ring;
+    int keep;
+    long long last_id;
+    char *alert;          /* the event that raised the alert, or NULL */
+    char *live;           /* the caller's live state, or NULL */
+    long long live_ver;   /* bumped by every ui_web_set_live() and alert change */
+    char live_game[32];   /* from the live state: checks the POSTs */
+    int live_nplayers;
+    ui__frame *frame;
+    long long frame_ver;
+};
+
+/* ---- small helpers ---- */
+
+static char *ui__strdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d)
+        memcpy(d, s, n);
+    return d;
+}
+
+static void ui__frame_unref(ui__frame *f)
+{
+    if (f && --f->refs == 0)
+        free(f);
+}
+
+static bool ui__token_char(int c)
+{
+    return isalnum(c) || c == '.' || c == '_' || c == '~' || c == '-';
+}
+
+/* Compares without an early exit, so timing does not leak the token. */
+static bool ui__token_equal(const ui_web *w, const char *s, size_t n)
+{
+    size_t tn = strlen(w->token);
+    unsigned diff = (unsigned)(tn ^ n);
+    for (size_t i = 0; i < tn; i++)
+        diff |= (unsigned char)w->token[i] ^ (unsigned char)(i < n ? s[i] : 0);
+    return diff == 0;
+}
+
+static const char *ui__move_type_name(int type)
+{
+    switch (type) {
+    case RULES_MOVE_PASS: return "pass";
+    case RULES_MOVE_REROLL: return "reroll";
+    case RULES_MOVE_DRAW: return "draw";
+    default: return NULL;
+    }
+}
+
+unsigned ui_web_signal_types(const char *game)
+{
+    static const struct {
+        const char *game;
+        unsigned types;
+    } table[] = {
+        {"qwirkle", 1u << RULES_MOVE_REROLL | 1u << RULES_MOVE_DRAW},
+        {"cards", 1u << RULES_MOVE_PASS},
+        {"cube2", 1u << RULES_MOVE_PASS},
+        {"stack4", 0},
+        {"cubed", 1u << RULES_MOVE_DRAW | 1u << RULES_MOVE_PASS},
+    };
+    for (size_t i = 0; game && i < sizeof table / sizeof table[0]; i++)
+        if (strcmp(game, table[i].game) == 0)
+            return table[i].types;
+    return 0;
+}
+
+static cJSON *ui__signals_json(const char *game)
+{
+    static const int order[] = {RULES_MOVE_PASS, RULES_MOVE_REROLL, RULES_MOVE_DRAW};
+    unsigned t = ui_web_signal_types(game);
+    cJSON *a = cJSON_CreateArray();
+    for (size_t i = 0; a && i < sizeof order / sizeof order[0]; i++)
+        if (t & (1u << order[i]))
+            cJSON_AddItemToArray(a, cJSON_CreateString(ui__move_type_name(order[i])));
+    return a;
+}
+
+/* ---- responses ---- */
+
+/* Sent with everything: the page is only ever its own frame and script. */
+static const char ui__sec_headers[] =
+    "X-Content-Type-Options: nosniff\r\n"
+    "X-Frame-Options: DENY\r\n"
+    "Referrer-Policy: no-referrer\r\n"
+    "Cache-Control: no-store\r\n"
+    "Connection: close\r\n";
+static const char ui__csp_page[] =
+    "Content-Security-Policy: default-src 'none'; script-src 'self'; style-src 'self'; "
+    "img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; "
+    "form-action 'none'\r\n";
+/* Board drawings may style themselves, but never run anything. */
+static const char ui__csp_svg[] =
+    "Content-Security-Policy: default-src 'none'; style-src 'unsafe-inline'\r\n";
+
+typedef struct ui__req {
+    ui_web *w;
+    struct mg_connection *c;
+    const struct mg_request_info *ri;
+    const char *path;
+    bool head;
+    bool set_cookie; /* the token came in the query: keep it in a cookie */
+} ui__req;
+
+static int ui__send(ui__req *r, int status, const char *type, const void *body, size_t len,
+                    const char *extra)
+{
+    mg_printf(r->c,
+              "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n%s%s",
+              status, mg_get_response_code_text(r->c, status), type, len, ui__sec_headers,
+              extra ? extra : "");
+    if (r->set_cookie)
+        mg_printf(r->c, "Set-Cookie: tablecam_token=%s; Path=/; HttpOnly; SameSite=Strict\r\n",
+                  r->w->token);
+    mg_printf(r->c, "\r\n");
+    if (!r->head && len)
+        mg_write(r->c, body, len);
+    return status;
+}
+
+static int ui__send_json(ui__req *r, int status, cJSON *doc, const char *extra)
+{
+    char *s = doc ? cJSON_PrintUnformatted(doc) : NULL;
+    int rc;
+    cJSON_Delete(doc);
+    if (!s)
+        return ui__send(r, 500, "application/json", "{\"error\":\"out of memory\"}", 25, NULL);
+    rc = ui__send(r, status, "application/json", s, strlen(s), extra);
+    cJSON_free(s);
+    return rc;
+}
+
+/* {"error":"..."}: every error the server makes looks like this. */
+static int ui__error(ui__req *r, int status, const char *extra, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+static int ui__error(ui__req *r, int status, const char *extra, const char *fmt, ...)
+{
+    char msg[600];
+    va_list ap;
+    cJSON *o = cJSON_CreateObject();
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    cJSON_AddStringToObject(o, "error", msg);
+    return ui__send_json(r, status, o, extra);
+}
+
+/* ---- request checks ---- */
+
+/* Without a token the server trusts the machine it runs on, so a request
+ * must also name it: a web page elsewhere cannot reach it by rebinding
+ * its own host name to 127.0.0.1. */
+static bool ui__host_ok(const ui_web *w, const char *host)
+{
+    static const char *const names[] = {"127.0.0.1", "localhost", "[::1]"};
+    size_t n;
+    if (!host)
+        return true; /* HTTP/1.0 */
+    n = strcspn(host, ":");
+    if (host[0] == '[')
+        n = strcspn(host, "]") + 1;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strlen(names[i]) == n && strncasecmp(host, names[i], n) == 0)
+            return true;
+    return strlen(w->host) == n && strncmp(host, w->host, n) == 0;
+}
+
+static bool ui__authorized(ui__req *r)
+{
+    const char *auth, *cookie;
+    char buf[160];
+    if (!r->w->has_token)
+        return true;
+    auth = mg_get_header(r->c, "Authorization");
+    if (auth && strncasecmp(auth, "Bearer ", 7) == 0) {
+        const char *t = auth + 7;
+        while (*t == ' ')
+            t++;
+        if (ui__token_equal(r->w, t, strlen(t)))
+            return true;
+    }
+    if (r->ri->query_string &&
+        mg_get_var(r->ri->query_string, strlen(r->ri->query_string), "token", buf, sizeof buf) >= 0 &&
+        ui__token_equal(r->w, buf, strlen(buf))) {
+        r->set_cookie = true;
+        return true;
+    }
+    cookie = mg_get_header(r->c, "Cookie");
+    if (cookie && mg_get_cookie(cookie, "tablecam_token", buf, sizeof buf) >= 0 &&
+        ui__token_equal(r->w, buf, strlen(buf)))
+        return true;
+    return false;
+}
+
+/* A browser sends Origin with every cross-site POST: only the page's own
+ * origin may act on the referee. */
+static bool ui__origin_ok(ui__req *r)
+{
+    const char *origin = mg_get_header(r->c, "Origin"), *host = mg_get_header(r->c, "Host");
+    if (!origin)
+        return true;
+    if (!host || strncmp(origin, "http://", 7) != 0)
+        return false;
+    return strcmp(origin + 7, host) == 0;
+}
+
+/* Reads a request body of at most UI__MAX_BODY bytes.  Returns 0, or the
+ * HTTP status of the error already sent. */
+static int ui__read_body(ui__req *r, char **out, size_t *len)
+{
+    long long cl = r->ri->content_length;
+    size_t cap = UI__MAX_BODY + 1, n = 0;
+    char *buf;
+    *out = NULL;
+    *len = 0;
+    if (cl > UI__MAX_BODY)
+        return ui__error(r, 413, NULL, "the request body has %lld bytes; at most %d are accepted",
+                         cl, UI__MAX_BODY);
+    if (!(buf = malloc(cap + 1)))
+        return ui__error(r, 500, NULL, "out of memory");
+    for (;;) {
+        int k = mg_read(r->c, buf + n, cap - n);
+        if (k <= 0)
+            break;
+        n += (size_t)k;
+        if (n >= cap) {
+            free(buf);
+            return ui__error(r, 413, NULL, "the request body is over %d bytes", UI__MAX_BODY);
+        }
+    }
+    buf[n] = '\0';
+    *out = buf;
+    *len = n;
+    return 0;
+}
+
+/* Parses a POST body as a JSON object (an empty body is {}). */
+static int ui__json_body(ui__req *r, cJSON **out)
+{
+    char *body;
+    size_t len;
+    int rc;
+    const char *type = mg_get_header(r->c, "Content-Type");
+    *out = NULL;
+    if ((rc = ui__read_body(r, &body, &len)) != 0)
+        return rc;
+    if (len && type && strncasecmp(type, "application/json", 16) != 0) {
+        free(body);
+        return ui__error(r, 415, NULL, "the body must be JSON (Content-Type: application/json), not %s",
+                         type);
+    }
+    *out = len ? cJSON_ParseWithOpts(body, NULL, true) : cJSON_CreateObject();
+    if (!cJSON_IsObject(*out)) {
+        bool parsed = *out != NULL;
+        cJSON_Delete(*out);
+        *out = NULL;
+        free(body);
+        if (!parsed)
+            return ui__error(r, 400, NULL, "the body is not valid JSON");
+        return ui__error(r, 400, NULL, "the body must be a JSON object");
+    }
+    free(body);
+    return 0;
+}
+
+/* Reads query parameter name into buf.  Returns 1 when present, 0 when
+ * absent, -1 when too long (a 400 was sent). */
+static int ui__query(ui__req *r, const char *name, char *buf, size_t cap)
+{
+    const char *q = r->ri->query_string;
+    int n;
+    if (!q)
+        return 0;
+    n = mg_get_var(q, strlen(q), name, buf, cap);
+    if (n == -1)
+        return 0;
+    if (n < 0) {
+        ui__error(r, 400, NULL, "the query parameter '%s' is too long (at most %zu bytes)", name,
+                  cap - 1);
+        return -1;
+    }
+    return 1;
+}
+
+/* A decimal id of 1..18 digits; -1 otherwise. */
+static long long ui__parse_id(const char *s, size_t n)
+{
+    long long v = 0;
+    if (n == 0 || n > 18)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        if (!isdigit((unsigned char)s[i]))
+            return -1;
+        v = v * 10 + (s[i] - '0');
+    }
+    return v;
+}
+
+/* ---- the match store ---- */
+
+static int ui__open_db(ui__req *r, db **d)
+{
+    base_err err;
+    *d = NULL;
+    if (!r->w->db_path)
+        return ui__error(r, 503, NULL, "this server has no match store");
+    if (db_open(r->w->db_path, DB_OPEN_READONLY, &err, d) != 0)
+        return ui__error(r, 503, NULL, "the match store cannot be read: %s", err.msg);
+    return 0;
+}
+
+static cJSON *ui__parse_or_null(const char *s)
+{
+    cJSON *v = s ? cJSON_Parse(s) : NULL;
+    return v ? v : cJSON_CreateNull();
+}
+
+static cJSON *ui__info_json(const db_match_info *m, bool full)
+{
+    cJSON *o = cJSON_CreateObject(), *players = cJSON_CreateArray(), *winners = cJSON_CreateArray();
+    bool final = m->nseats > 0 && m->seats[0].has_score;
+    cJSON_AddNumberToObject(o, "id", (double)m->id);
+    cJSON_AddStringToObject(o, "game", m->game);
+    cJSON_AddStringToObject(o, "state", db_state_name(m->state) ? db_state_name(m->state) : "?");
+    cJSON_AddStringToObject(o, "started", m->started);
+    if (m->ended[0])
+        cJSON_AddStringToObject(o, "ended", m->ended);
+    else
+        cJSON_AddNullToObject(o, "ended");
+    for (int i = 0; i < m->nseats; i++) {
+        cJSON_AddItemToArray(players, cJSON_CreateString(m->seats[i].name));
+        if (m->seats[i].winner)
+            cJSON_AddItemToArray(winners, cJSON_CreateNumber(i));
+    }
+    cJSON_AddItemToObject(o, "players", players);
+    if (final) {
+        cJSON *s = cJSON_CreateArray();
+        for (int i = 0; i < m->nseats; i++)
+            cJSON_AddItemToArray(s, cJSON_CreateNumber(m->seats[i].score));
+        cJSON_AddItemToObject(o, "scores", s);
+    } else {
+        cJSON_AddItemToObject(o, "scores", ui__parse_or_null(m->last_scores));
+    }
+    cJSON_AddItemToObject(o, "winners", winners);
+    cJSON_AddNumberToObject(o, "events", m->nevents);
+    if (full) {
+        cJSON_AddItemToObject(o, "options", ui__parse_or_null(m->options));
+        cJSON_AddItemToObject(o, "header", ui__parse_or_null(m->header));
+        cJSON_AddBoolToObject(o, "board_svg", ui_board_has_svg(m->game));
+    }
+    return o;
+}
+
+static int ui__list_add(void *ctx, const db_match_info *m)
+{
+    cJSON_AddItemToArray(ctx, ui__info_json(m, false));
+    return 0;
+}
+
+static int ui__api_matches(ui__req *r)
+{
+    char game[64] = "", player[DB_NAME_MAX] = "", state[32] = "";
+    int hg, hp, hs, rc;
+    db_filter f = {NULL, NULL, -1};
+    db *d;
+    base_err err;
+    cJSON *doc, *list;
+
+    if ((hg = ui__query(r, "game", game, sizeof game)) < 0 ||
+        (hp = ui__query(r, "player", player, sizeof player)) < 0 ||
+        (hs = ui__query(r, "state", state, sizeof state)) < 0)
+        return 400;
+    if (hg && game[0]) {
+        const char *const *ids;
+        int n = rules_games(&ids), k = 0;
+        while (k < n && strcmp(ids[k], game) != 0)
+            k++;
+        if (k == n)
+            return ui__error(r, 400, NULL,
+                             "unknown game '%s' (games: qwirkle, cards, cube2, stack4, cubed)", game);
+        f.game = game;
+    }
+    if (hp && player[0])
+        f.player = player;
+    if (hs && state[0]) {
+        for (int s = DB_LIVE; s <= DB_ABANDONED; s++)
+            if (strcmp(state, db_state_name(s)) == 0)
+                f.state = s;
+        if (f.state < 0)
+            return ui__error(r, 400, NULL,
+                             "unknown state '%s' (states: live, finished, abandoned)", state);
+    }
+    if ((rc = ui__open_db(r, &d)) != 0)
+        return rc;
+    doc = cJSON_CreateObject();
+    list = cJSON_AddArrayToObject(doc, "matches");
+    rc = db_matches_list(d, &f, ui__list_add, list, &err);
+    db_close(d);
+    if (rc != 0) {
+        cJSON_Delete(doc);
+        return ui__error(r, 500, NULL, "listing the matches failed: %s", err.msg);
+    }
+    return ui__send_json(r, 200, doc, NULL);
+}
+
+static int ui__correction_add(void *ctx, const db_correction *c)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "seq", c->seq);
+    cJSON_AddStringToObject(o, "field", c->field ? c->field : "");
+    cJSON_AddStringToObject(o, "before", c->before ? c->before : "");
+    cJSON_AddStringToObject(o, "after", c->after ? c->after : "");
+    cJSON_AddStringToObject(o, "time", c->time ? c->time : "");
+    cJSON_AddStringToObject(o, "note", c->note ? c->note : "");
+    cJSON_AddItemToArray(ctx, o);
+    return 0;
+}
+
+static cJSON *ui__stored_event_json(const db_event *e)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "seq", e->seq);
+    cJSON_AddNumberToObject(o, "player", e->seat);
+    cJSON_AddItemToObject(o, "move", ui__parse_or_null(e->move));
+    cJSON_AddBoolToObject(o, "legal", e->legal);
+    cJSON_AddNumberToObject(o, "points", e->points);
+    if (!e->legal) {
+        cJSON_AddStringToObject(o, "rule", e->rule ? e->rule : "");
+        cJSON_AddStringToObject(o, "reason", e->reason ? e->reason : "");
+    }
+    cJSON_AddItemToObject(o, "scores", ui__parse_or_null(e->scores));
+    cJSON_AddItemToObject(o, "position", ui__parse_or_null(e->position));
+    cJSON_AddItemToObject(o, "extra", ui__parse_or_null(e->extra));
+    cJSON_AddStringToObject(o, "time", e->time ? e->time : "");
+    cJSON_AddStringToObject(o, "source", db_source_name(e->source) ? db_source_name(e->source) : "?");
+    return o;
+}
+
+/* Loads match id, answering 404 when there is none.  Returns 0 with *d and
+ * *m set, or the status sent. */
+static int ui__load_match(ui__req *r, long long id, db **d, db_match **m)
+{
+    base_err err;
+    int rc;
+    *m = NULL;
+    if ((rc = ui__open_db(r, d)) != 0)
+        return rc;
+    rc = db_match_load(*d, id, m, &err);
+    if (rc == BASE_ENOTFOUND) {
+        db_close(*d);
+        return ui__error(r, 404, NULL, "no match %lld", id);
+    }
+    if (rc != 0) {
+        db_close(*d);
+        return ui__error(r, 500, NULL, "loading match %lld failed: %s", id, err.msg);
+    }
+    return 0;
+}
+
+static int ui__api_match(ui__req *r, long long id)
+{
+    db *d;
+    db_match *m;
+    base_err err;
+    cJSON *doc, *events, *corr;
+    int rc;
+    if ((rc = ui__load_match(r, id, &d, &m)) != 0)
+        return rc;
+    doc = cJSON_CreateObject();
+    cJSON_AddItemToObject(doc, "match", ui__info_json(&m->info, true));
+    events = cJSON_AddArrayToObject(doc, "events");
+    for (int i = 0; i < m->nevents; i++)
+        cJSON_AddItemToArray(events, ui__stored_event_json(&m->events[i]));
+    corr = cJSON_AddArrayToObject(doc, "corrections");
+    rc = db_corrections_list(d, id, ui__correction_add, corr, &err);
+    db_match_free(m);
+    db_close(d);
+    if (rc != 0) {
+        cJSON_Delete(doc);
+        return ui__error(r, 500, NULL, "reading the corrections of match %lld failed: %s", id,
+                         err.msg);
+    }
+    return ui__send_json(r, 200, doc, NULL);
+}
+
+/* The position before any move: the game's own start (a cards start card,
+ * the cube2 setup) where the engine is built, else an empty table. */
+static char *ui__start_position(const db_match *m)
+{
+    rules_game *g = NULL;
+    cJSON *header = m->info.header ? cJSON_Parse(m->info.header) : NULL, *pos = NULL;
+    char *s = NULL;
+    if (rules_game_new(m->info.game, header, NULL, &g) == 0 && (pos = rules_position_to_json(g)))
+        s = cJSON_PrintUnformatted(pos);
+    if (!s) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "game", m->info.game);
+        cJSON_AddArrayToObject(o, "pieces");
+        s = cJSON_PrintUnformatted(o);
+        cJSON_Delete(o);
+    }
+    cJSON_Delete(pos);
+    cJSON_Delete(header);
+    rules_game_free(g);
+    return s;
+}
+
+static int ui__api_board(ui__req *r, long long id, long long seq)
+{
+    db *d;
+    db_match *m;
+    base_err err;
+    char *start = NULL, *svg = NULL;
+    const char *pos;
+    size_t len = 0;
+    FILE *f;
+    int rc;
+    if ((rc = ui__load_match(r, id, &d, &m)) != 0)
+        return rc;
+    db_close(d);
+    if (seq > m->nevents) {
+        rc = ui__error(r, 404, NULL, "match %lld has %d moves, not %lld", id, m->nevents, seq);
+        goto out;
+    }
+    if (!ui_board_has_svg(m->info.game)) {
+        rc = ui__error(r, 404, NULL, "there is no board drawing for %s yet", m->info.game);
+        goto out;
+    }
+    pos = seq == 0 ? (start = ui__start_position(m)) : m->events[seq - 1].position;
+    if (!pos) {
+        rc = ui__error(r, 404, NULL, "move %lld of match %lld has no stored position", seq, id);
+        goto out;
+    }
+    if (!(f = open_memstream(&svg, &len))) {
+        rc = ui__error(r, 500, NULL, "out of memory");
+        goto out;
+    }
+    rc = ui_board_svg(f, m->info.game, pos, &err);
+    fclose(f);
+    if (rc != 0)
+        rc = ui__error(r, 500, NULL, "drawing move %lld of match %lld failed: %s", seq, id,
+                       err.msg);
+    else
+        rc = ui__send(r, 200, "image/svg+xml; charset=utf-8", svg, len, ui__csp_svg);
+out:
+    free(svg);
+    free(start);
+    db_match_free(m);
+    return rc;
+}
+
+static int ui__api_snapshot(ui__req *r, long long id, long long seq)
+{
+    db *d;
+    base_err err;
+    void *jpeg = NULL;
+    size_t len = 0;
+    int rc;
+    db_match *m;
+    if ((rc = ui__load_match(r, id, &d, &m)) != 0)
+        return rc;
+    db_match_free(m);
+    rc = db_snapshot_get(d, id, (int)seq, &jpeg, &len, &err);
+    db_close(d);
+    if (rc == BASE_ENOTFOUND)
+        return ui__error(r, 404, NULL, "match %lld has no photo of move %lld", id, seq);
+    if (rc != 0)
+        return ui__error(r, 500, NULL, "reading the photo failed: %s", err.msg);
+    rc = ui__send(r, 200, "image/jpeg", jpeg, len, NULL);
+    free(jpeg);
+    return rc;
+}
+
+/* /api/matches/ID, /api/matches/ID/board/SEQ.svg, .../snapshots/SEQ.jpg */
+static int ui__route_match(ui__req *r, const char *rest)
+{
+    size_t n = strcspn(rest, "/");
+    long long id = ui__parse_id(rest, n), seq;
+    const char *sub = rest + n, *num, *ext;
+    if (id < 0)
+        return ui__error(r, 404, NULL, "no match '%.*s' (a match id is a number)", (int)(n > 40 ? 40 : n), rest);
+    if (!*sub)
+        return ui__api_match(r, id);
+    if (strncmp(sub, "/board/", 7) == 0)
+        num = sub + 7, ext = ".svg";
+    else if (strncmp(sub, "/snapshots/", 11) == 0)
+        num = sub + 11, ext = ".jpg";
+    else
+        return ui__error(r, 404, NULL, "no such resource: %s", r->path);
+    n = strcspn(num, ".");
+    seq = ui__parse_id(num, n);
+    if (seq < 0 || strcmp(num + n, ext) != 0 || seq > 1000000)
+        return ui__error(r, 404, NULL, "no such resource: %s (expected a move number then %s)",
+                         r->path, ext);
+    return ext[1] == 's' ? ui__api_board(r, id, seq) : ui__api_snapshot(r, id, seq);
+}
+
+/* ---- live state ---- */
+
+/* The live document: the caller's state, plus whether the page's controls
+ * work, the current alert, and (with_events) the kept events.  Called with
+ * the lock held.  Returns NULL when out of memory. */
+static cJSON *ui__live_doc(ui_web *w, bool with_events)
+{
+    cJSON *doc = w->live ? cJSON_Parse(w->live) : NULL;
+    if (!doc) {
+        doc = cJSON_CreateObject();
+        cJSON_AddBoolToObject(doc, "live", false);
+    } else if (!cJSON_HasObjectItem(doc, "live")) {
+        cJSON_AddBoolToObject(doc, "live", true);
+    }
+    cJSON_DeleteItemFromObjectCaseSensitive(doc, "controls");
+    cJSON_AddBoolToObject(doc, "controls", w->has_hooks);
+    if (!cJSON_HasObjectItem(doc, "alert"))
+        cJSON_AddItemToObject(doc, "alert", ui__parse_or_null(w->alert));
+    if (with_events) {
+        cJSON *ev = cJSON_CreateArray();
+        long long first = w->last_id - w->keep + 1;
+        for (long long id = first < 1 ? 1 : first; id <= w->last_id; id++) {
+            cJSON *e = cJSON_Parse(w->ring[id % w->keep]);
+            if (e)
+                cJSON_AddItemToArray(ev, e);
+        }
+        cJSON_DeleteItemFromObjectCaseSensitive(doc, "events");
+        cJSON_AddItemToObject(doc, "events", ev);
+        cJSON_DeleteItemFromObjectCaseSensitive(doc, "last_id");
+        cJSON_AddNumberToObject(doc, "last_id", (double)w->last_id);
+    }
+    return doc;
+}
+
+static int ui__api_live(ui__req *r)
+{
+    cJSON *doc;
+    pthread_mutex_lock(&r->w->mu);
+    doc = ui__live_doc(r->w, true);
+    pthread_mutex_unlock(&r->w->mu);
+    return ui__send_json(r, 200, doc, NULL);
+}
+
+static bool ui__stream_enter(ui_web *w)
+{
+    bool ok;
+    pthread_mutex_lock(&w->mu);
+    ok = !w->stopping && w->nstreams < UI__MAX_STREAMS;
+    if (ok)
+        w->nstreams++;
+    pthread_mutex_unlock(&w->mu);
+    return ok;
+}
+
+static void ui__stream_leave(ui_web *w)
+{
+    pthread_mutex_lock(&w->mu);
+    w->nstreams--;
+    pthread_mutex_unlock(&w->mu);
+}
+
+static void ui__deadline(struct timespec *ts, int seconds)
+{
+    clock_gettime(CLOCK_MONOTONIC, ts);
+    ts->tv_sec += seconds;
+}
+
+/* A growing text buffer for one write of several SSE messages. */
+typedef struct ui__buf {
+    char *s;
+    size_t len, cap;
+    bool failed;
+} ui__buf;
+
+static void ui__buf_add(ui__buf *b, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+static void ui__buf_add(ui__buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+    va_start(ap, fmt);
+    n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0 || b->failed)
+        return;
+    if (b->len + (size_t)n + 1 > b->cap) {
+        size_t cap = (b->len + (size_t)n + 1) * 2;
+        char *s = realloc(b->s, cap);
+        if (!s) {
+            b->failed = true;
+            return;
+        }
+        b->s = s;
+        b->cap = cap;
+    }
+    va_start(ap, fmt);
+    vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
+}
+
+/* GET /api/events: server-sent events.  Sends the live state at once, the
+ * kept events after `since` (the Last-Event-ID header of a reconnecting
+ * page, or ?since=N; all kept events without either), then each new event
+ * and live state as it comes, with a comment every UI__KEEPALIVE_S seconds
+ * so a closed page is noticed. */
+static int ui__api_events(ui__req *r)
+{
+    ui_web *w = r->w;
+    long long sent = 0, live_seen = -1;
+    const char *lei = mg_get_header(r->c, "Last-Event-ID");
+    char since[24];
+    int hs = ui__query(r, "since", since, sizeof since);
+    if (hs < 0)
+        return 400;
+    if (lei && ui__parse_id(lei, strlen(lei)) >= 0)
+        sent = ui__parse_id(lei, strlen(lei));
+    else if (hs && (sent = ui__parse_id(since, strlen(since))) < 0)
+        return ui__error(r, 400, NULL, "'since' must be an event id (a number), not '%s'", since);
+    if (!ui__stream_enter(w))
+        return ui__error(r, 503, NULL, "too many open streams (at most %d)", UI__MAX_STREAMS);
+    mg_printf(r->c,
+              "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream; charset=utf-8\r\n"
+              "X-Accel-Buffering: no\r\n%s\r\n",
+              ui__sec_headers);
+    if (!r->head && mg_printf(r->c, "retry: 2000\n\n") > 0) {
+        pthread_mutex_lock(&w->mu);
+        for (;;) {
+            ui__buf b = {0};
+            struct timespec until;
+            int rc = 0, n;
+            ui__deadline(&until, UI__KEEPALIVE_S);
+            while (!w->stopping && sent >= w->last_id && live_seen == w->live_ver && rc == 0)
+                rc = pthread_cond_timedwait(&w->ev_cond, &w->mu, &until);
+            if (w->stopping)
+                break;
+            /* Events first, then the state they led to. */
+            if (sent < w->last_id - w->keep)
+                sent = w->last_id - w->keep; /* a slow page lost the oldest */
+            if (sent > w->last_id)
+                sent = w->last_id; /* a stale Last-Event-ID from another run */
+            for (; sent < w->last_id; sent++)
+                ui__buf_add(&b, "id: %lld\nevent: event\ndata: %s\n\n", sent + 1,
+                            w->ring[(sent + 1) % w->keep]);
+            if (live_seen != w->live_ver) {
+                cJSON *doc = ui__live_doc(w, false);
+                char *s = doc ? cJSON_PrintUnformatted(doc) : NULL;
+                if (s)
+                    ui__buf_add(&b, "event: live\ndata: %s\n\n", s);
+                cJSON_free(s);
+                cJSON_Delete(doc);
+                live_seen = w->live_ver;
+            }
+            if (!b.len)
+                ui__buf_add(&b, ": keep-alive\n\n");
+            pthread_mutex_unlock(&w->mu);
+            n = b.failed ? -1 : mg_write(r->c, b.s, b.len);
+            free(b.s);
+            pthread_mutex_lock(&w->mu);
+            if (n <= 0)
+                break;
+        }
+        pthread_mutex_unlock(&w->mu);
+    }
+    ui__stream_leave(w);
+    return 200;
+}
+
+static int ui__api_frame(ui__req *r)
+{
+    ui__frame *f;
+    int rc;
+    pthread_mutex_lock(&r->w->mu);
+    if ((f = r->w->frame))
+        f->refs++;
+    pthread_mutex_unlock(&r->w->mu);
+    if (!f)
+        return ui__error(r, 404, NULL, "no camera frame yet");
+    rc = ui__send(r, 200, "image/jpeg", f->data, f->len, NULL);
+    pthread_mutex_lock(&r->w->mu);
+    ui__frame_unref(f);
+    pthread_mutex_unlock(&r->w->mu);
+    return rc;
+}
+
+/* GET /api/frame.mjpg: each new frame as one part of a multipart stream
+ * (the latest only: a slow page skips frames rather than lagging); the
+ * same frame again every UI__KEEPALIVE_S seconds so a closed page is
+ * noticed. */
+static int ui__api_mjpeg(ui__req *r)
+{
+    ui_web *w = r->w;
+    long long seen = -1;
+    if (!ui__stream_enter(w))
+        return ui__error(r, 503, NULL, "too many open streams (at most %d)", UI__MAX_STREAMS);
+    mg_printf(r->c,
+              "HTTP/1.1 200 OK\r\nContent-Type: multipart/x-mixed-replace; boundary=tablecamframe\r\n"
+              "%s\r\n",
+              ui__sec_headers);
+    pthread_mutex_lock(&w->mu);
+    while (!r->head) {
+        struct timespec until;
+        ui__frame *f;
+        int rc = 0, ok;
+        ui__deadline(&until, UI__KEEPALIVE_S);
+        while (!w->stopping && (seen == w->frame_ver || !w->frame) && rc == 0)
+            rc = pthread_cond_timedwait(&w->frame_cond, &w->mu, &until);
+        if (w->stopping)
+            break;
+        if (!(f = w->frame))
+            continue;
+        f->refs++;
+        seen = w->frame_ver;
+        pthread_mutex_unlock(&w->mu);
+        ok = mg_printf(r->c,
+                       "--tablecamframe\r\nContent-Type: image/jpeg\r\nContent-Length: %zu\r\n\r\n",
+                       f->len) > 0 &&
+             mg_write(r->c, f->data, f->len) > 0 && mg_printf(r->c, "\r\n") > 0;
+        pthread_mutex_lock(&w->mu);
+        ui__frame_unref(f);
+        if (!ok)
+            break;
+    }
+    pthread_mutex_unlock(&w->mu);
+    ui__stream_leave(w);
+    return 200;
+}
+
+/* ---- the page's actions ---- */
+
+static int ui__hook_result(ui__req *r, int rc, const base_err *err, const char *what)
+{
+    cJSON *o;
+    if (rc == 0) {
+        o = cJSON_CreateObject();
+        cJSON_AddBoolToObject(o, "ok", true);
+        return ui__send_json(r, 200, o, NULL);
+    }
+    if (rc == BASE_EINVAL || rc == BASE_EPARSE || rc == BASE_ERANGE)
+        return ui__error(r, 400, NULL, "%s", err->msg[0] ? err->msg : base_strerror(rc));
+    if (rc == BASE_ESTATE)
+        return ui__error(r, 409, NULL, "%s", err->msg[0] ? err->msg : base_strerror(rc));
+    if (rc == BASE_EBUSY)
+        return ui__error(r, 503, NULL, "%s", err->msg[0] ? err->msg : base_strerror(rc));
+    return ui__error(r, 500, NULL, "%s failed: %s", what, err->msg[0] ? err->msg : base_strerror(rc));
+}
+
+static int ui__no_referee(ui__req *r)
+{
+    return ui__error(r, 503, NULL, "no live referee is attached (this server only shows the history)");
+}
+
+static int ui__api_signal(ui__req *r)
+{
+    ui_web *w = r->w;
+    cJSON *body;
+    const cJSON *jp, *jt;
+    char game[32];
+    int nplayers, rc, type, player;
+    base_err err;
+    unsigned allowed;
+    if ((rc = ui__json_body(r, &body)) != 0)
+        return rc;
+    jp = cJSON_GetObjectItemCaseSensitive(body, "player");
+    jt = cJSON_GetObjectItemCaseSensitive(body, "type");
+    if (!cJSON_IsNumber(jp) || jp->valuedouble != (double)jp->valueint) {
+        cJSON_Delete(body);
+        return ui__error(r, 400, NULL, "\"player\" must be a seat number (0 moves first)");
+    }
+    player = jp->valueint;
+    type = !cJSON_IsString(jt)                    ? -1
+           : strcmp(jt->valuestring, "pass") == 0   ? RULES_MOVE_PASS
+           : strcmp(jt->valuestring, "reroll") == 0 ? RULES_MOVE_REROLL
+           : strcmp(jt->valuestring, "draw") == 0   ? RULES_MOVE_DRAW
+                                                    : -1;
+    cJSON_Delete(body);
+    if (type < 0)
+        return ui__error(r, 400, NULL, "\"type\" must be \"pass\", \"reroll\" or \"draw\"");
+    pthread_mutex_lock(&w->mu);
+    snprintf(game, sizeof game, "%s", w->live_game);
+    nplayers = w->live_nplayers;
+    pthread_mutex_unlock(&w->mu);
+    if (player < 0 || player >= (nplayers > 0 ? nplayers : RULES_MAX_PLAYERS))
+        return ui__error(r, 400, NULL, "\"player\" %d is not a seat of this game (0 to %d)", player,
+                         (nplayers > 0 ? nplayers : RULES_MAX_PLAYERS) - 1);
+    allowed = game[0] ? ui_web_signal_types(game) : ~0u;
+    if (!(allowed & (1u << type)))
+        return ui__error(r, 400, NULL, "%s has no '%s' turn to signal", game,
+                         ui__move_type_name(type));
+    if (!w->has_hooks || !w->hooks.signal)
+        return ui__no_referee(r);
+    base_err_clear(&err);
+    rc = w->hooks.signal(w->hooks.ctx, player, type, &err);
+    return ui__hook_result(r, rc, &err, "the signal");
+}
+
+static int ui__api_undo(ui__req *r)
+{
+    ui_web *w = r->w;
+    cJSON *body;
+    base_err err;
+    int rc;
+    if ((rc = ui__json_body(r, &body)) != 0)
+        return rc;
+    cJSON_Delete(body);
+    if (!w->has_hooks || !w->hooks.undo)
+        return ui__no_referee(r);
+    base_err_clear(&err);
+    rc = w->hooks.undo(w->hooks.ctx, &err);
+    return ui__hook_result(r, rc, &err, "the undo");
+}
+
+static int ui__api_correct(ui__req *r)
+{
+    ui_web *w = r->w;
+    cJSON *body;
+    const cJSON *move;
+    char game[32], *text;
+    base_err err;
+    int rc;
+    if ((rc = ui__json_body(r, &body)) != 0)
+        return rc;
+    move = cJSON_GetObjectItemCaseSensitive(body, "move");
+    if (!cJSON_IsObject(move)) {
+        cJSON_Delete(body);
+        return ui__error(r, 400, NULL, "the body needs \"move\": the corrected move as an object");
+    }
+    pthread_mutex_lock(&w->mu);
+    snprintf(game, sizeof game, "%s", w->live_game);
+    pthread_mutex_unlock(&w->mu);
+    if (game[0] && rules_game_available(game)) {
+        rules_move *m = malloc(sizeof *m);
+        if (!m) {
+            cJSON_Delete(body);
+            return ui__error(r, 500, NULL, "out of memory");
+        }
+        rc = rules_move_from_json(game, move, m, &err);
+        free(m);
+        if (rc != 0) {
+            cJSON_Delete(body);
+            return ui__error(r, 400, NULL, "\"move\" is not a %s move: %s", game, err.msg);
+        }
+    }
+    text = cJSON_PrintUnformatted(move);
+    cJSON_Delete(body);
+    if (!text)
+        return ui__error(r, 500, NULL, "out of memory");
+    if (!w->has_hooks || !w->hooks.correct_last) {
+        cJSON_free(text);
+        return ui__no_referee(r);
+    }
+    base_err_clear(&err);
+    rc = w->hooks.correct_last(w->hooks.ctx, text, &err);
+    cJSON_free(text);
+    return ui__hook_result(r, rc, &err, "the correction");
+}
+
+/* ---- routing ---- */
+
+static const struct ui__web_asset *ui__asset(const char *path)
+{
+    if (strcmp(path, "/") == 0)
+        path = "/index.html";
+    for (const struct ui__web_asset *a = ui__web_assets; a->name; a++)
+        if (path[0] == '/' && strcmp(path + 1, a->name) == 0)
+            return a;
+    return NULL;
+}
+
+/* True when a path segment is "..": a request that tries to climb out of
+ * the app (the path is already percent-decoded, so %2e%2e counts too). */
+static bool ui__climbs(const char *p)
+{
+    for (const char *s = p; (s = strstr(s, "..")); s += 2)
+        if ((s == p || s[-1] == '/' || s[-1] == '\\') && (s[2] == '\0' || s[2] == '/' || s[2] == '\\'))
+            return true;
+    return strchr(p, '\\') != NULL;
+}
+
+static int ui__method(ui__req *r, const char *allowed)
+{
+    char allow[64];
+    snprintf(allow, sizeof allow, "Allow: %s\r\n", allowed);
+    return ui__error(r, 405, allow, "%s %s is not allowed (allowed: %s)", r->ri->request_method,
+                     r->path, allowed);
+}
+
+static int ui__route(ui__req *r)
+{
+    const char *m = r->ri->request_method, *p = r->path;
+    bool get = strcmp(m, "GET") == 0 || strcmp(m, "HEAD") == 0, post = strcmp(m, "POST") == 0;
+    const struct ui__web_asset *a;
+
+    r->head = strcmp(m, "HEAD") == 0;
+    if (strcmp(p, "/api/signal") == 0 || strcmp(p, "/api/undo") == 0 ||
+        strcmp(p, "/api/correct") == 0) {
+        if (!post)
+            return ui__method(r, "POST");
+        if (!ui__origin_ok(r))
+            return ui__error(r, 403, NULL, "this action may only come from the tablecam page itself");
+        return p[5] == 's' ? ui__api_signal(r) : p[5] == 'u' ? ui__api_undo(r) : ui__api_correct(r);
+    }
+    if (strncmp(p, "/api/", 5) == 0 || strcmp(p, "/api") == 0) {
+        bool known = strcmp(p, "/api/live") == 0 || strcmp(p, "/api/events") == 0 ||
+                     strcmp(p, "/api/frame.jpg") == 0 || strcmp(p, "/api/frame.mjpg") == 0 ||
+                     strcmp(p, "/api/matches") == 0 || strncmp(p, "/api/matches/", 13) == 0;
+        if (!known)
+            return ui__error(r, 404, NULL, "no such resource: %s", p);
+        if (!get)
+            return ui__method(r, "GET, HEAD");
+        if (strcmp(p, "/api/live") == 0)
+            return ui__api_live(r);
+        if (strcmp(p, "/api/events") == 0)
+            return ui__api_events(r);
+        if (strcmp(p, "/api/frame.jpg") == 0)
+            return ui__api_frame(r);
+        if (strcmp(p, "/api/frame.mjpg") == 0)
+            return ui__api_mjpeg(r);
+        if (strcmp(p, "/api/matches") == 0)
+            return ui__api_matches(r);
+        return ui__route_match(r, p + 13);
+    }
+    if (!(a = ui__asset(p)))
+        return ui__error(r, 404, NULL, "no such page or file: %s", p);
+    if (!get)
+        return ui__method(r, "GET, HEAD");
+    return ui__send(r, 200, a->type, a->data, a->len,
+                    strncmp(a->type, "text/html", 9) == 0 ? ui__csp_page : NULL);
+}
+
+static int ui__begin_request(struct mg_connection *c)
+{
+    const struct mg_request_info *ri = mg_get_request_info(c);
+    ui__req r = {0};
+    r.w = ri->user_data;
+    r.c = c;
+    r.ri = ri;
+    r.path = ri->local_uri_raw ? ri->local_uri_raw : ri->local_uri;
+    r.head = ri->request_method && strcmp(ri->request_method, "HEAD") == 0;
+    if (!r.path || r.path[0] != '/' || !ri->request_method)
+        return ui__error(&r, 400, NULL, "the request names no path on this server");
+    if (ui__climbs(r.path))
+        return ui__error(&r, 400, NULL, "the path leaves the web app ('..' or '\\'): refused");
+    if (!r.w->has_token && !ui__host_ok(r.w, mg_get_header(c, "Host")))
+        return ui__error(&r, 403, NULL,
+                         "this server answers only to its own address (Host: %s); "
+                         "start it with --token to share it",
+                         mg_get_header(c, "Host"));
+    if (!ui__authorized(&r))
+        return ui__error(&r, 401, "WWW-Authenticate: Bearer realm=\"tablecam\"\r\n",
+                         "this server needs its access token: open the page with ?token=T, "
+                         "or send the header 'Authorization: Bearer T'");
+    return ui__route(&r);
+}
+
+/* Errors civetweb makes itself (a malformed request line, headers too
+ * large): the same JSON shape as ours. */
+static int ui__http_error(struct mg_connection *c, int status, const char *msg)
+{
+    cJSON *o = cJSON_CreateObject();
+    char *s;
+    char text[256];
+    snprintf(text, sizeof text, "%s", msg && *msg ? msg : mg_get_response_code_text(c, status));
+    text[strcspn(text, "\r\n")] = '\0';
+    cJSON_AddStringToObject(o, "error", text);
+    s = cJSON_PrintUnformatted(o);
+    cJSON_Delete(o);
+    if (!s)
+        return 1;
+    mg_printf(c, "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\nContent-Length: %zu\r\n%s\r\n%s",
+              status, mg_get_response_code_text(c, status), strlen(s), ui__sec_headers, s);
+    cJSON_free(s);
+    return 0;
+}
+
+/* civetweb's own log lines go to the debug log: library code never prints. */
+static int ui__log_message(const struct mg_connection *c, const char *msg)
+{
+    (void)c;
+    BASE_DEBUG("web", "%s", msg);
+    return 1;
+}
+
+/* ---- the server ---- */
+
+/* "PORT" or "HOST:PORT" into an IPv4 address and a port. */
+static int ui__parse_listen(const char *listen, char *ip, size_t ipcap, int *port, base_err *err)
+{
+    const char *colon = strrchr(listen, ':'), *ps = colon ? colon + 1 : listen;
+    size_t hn = colon ? (size_t)(colon - listen) : 0;
+    char host[64];
+    struct in_addr a;
+    long p;
+    char *end;
+    if (!*ps)
+        return base_err_set(err, BASE_EINVAL, "listen address '%s' has no port", listen);
+    errno = 0;
+    p = strtol(ps, &end, 10);
+    if (errno || *end || p < 0 || p > 65535 || !isdigit((unsigned char)*ps))
+        return base_err_set(err, BASE_EINVAL, "listen address '%s': the port must be 0 to 65535",
+                            listen);
+    if (hn >= sizeof host || listen[0] == '[')
+        return base_err_set(err, BASE_EINVAL,
+                            "listen address '%s': give an IPv4 address and a port (127.0.0.1:8080)",
+                            listen);
+    memcpy(host, listen, hn);
+    host[hn] = '\0';
+    if (hn == 0 || strcmp(host, "localhost") == 0)
+        snprintf(host, sizeof host, "127.0.0.1");
+    if (inet_pton(AF_INET, host, &a) != 1)
+        return base_err_set(err, BASE_EINVAL,
+                            "listen address '%s': '%s' is not an IPv4 address (127.0.0.1, 0.0.0.0, ...)",
+                            listen, host);
+    snprintf(ip, ipcap, "%s", host);
+    *port = (int)p;
+    return 0;
+}
+
+int ui_web_new(const ui_web_config *cfg, ui_web **out, base_err *err)
+{
+    const char *listen = cfg && cfg->listen ? cfg->listen : "127.0.0.1:8080";
+    char ip[64], ports[96], threads[16], emsg[256] = "";
+    int port = 0, rc;
+    unsigned ecode = 0;
+    ui_web *w;
+    pthread_condattr_t ca;
+    struct mg_callbacks cb;
+    struct mg_error_data e = {&ecode, emsg, sizeof emsg};
+    struct mg_init_data init;
+    struct mg_server_port sp[2];
+
+    *out = NULL;
+    if ((rc = ui__parse_listen(listen, ip, sizeof ip, &port, err)) != 0)
+        return rc;
+    if (cfg && cfg->token) {
+        size_t n = strlen(cfg->token);
+        if (n < 8 || n > 128)
+            return base_err_set(err, BASE_EINVAL, "the token must have 8 to 128 characters, not %zu",
+                                n);
+        for (size_t i = 0; i < n; i++)
+            if (!ui__token_char((unsigned char)cfg->token[i]))
+                return base_err_set(err, BASE_EINVAL,
+                                    "the token may hold only A-Z a-z 0-9 . _ ~ - (character %zu is not)",
+                                    i + 1);
+    } else if (strncmp(ip, "127.", 4) != 0) {
+        return base_err_set(err, BASE_EINVAL,
+                            "listening on %s lets other machines in: give a token (--token T) "
+                            "that every request must carry, or listen on 127.0.0.1",
+                            ip);
+    }
+    if (!(w = calloc(1, sizeof *w)))
+        return base_err_set(err, BASE_ENOMEM, "out of memory");
+    w->keep = cfg && cfg->keep_events > 0 ? cfg->keep_events : UI__DEFAULT_KEEP;
+    if (!(w->ring = calloc((size_t)w->keep, sizeof *w->ring)) ||
+        (cfg && cfg->db_path && !(w->db_path = ui__strdup(cfg->db_path)))) {
+        free(w->ring);
+        free(w);
+        return base_err_set(err, BASE_ENOMEM, "out of memory");
+    }
+    if (cfg && cfg->token) {
+        w->has_token = true;
+        snprintf(w->token, sizeof w->token, "%s", cfg->token);
+    }
+    if (cfg && cfg->hooks) {
+        w->has_hooks = true;
+        w->hooks = *cfg->hooks;
+    }
+    snprintf(w->host, sizeof w->host, "%s", ip);
+    pthread_mutex_init(&w->mu, NULL);
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&w->ev_cond, &ca);
+    pthread_cond_init(&w->frame_cond, &ca);
+    pthread_condattr_destroy(&ca);
+
+    snprintf(ports, sizeof ports, "%s:%d", ip, port);
+    snprintf(threads, sizeof threads, "%d", UI__THREADS);
+    {
+        /* No document_root: civetweb never touches the file system; every
+         * answer comes from ui__begin_request. */
+        const char *opts[] = {"listening_ports", ports,
+                              "num_threads", threads,
+                              "request_timeout_ms", "10000",
+                              "enable_keep_alive", "no",
+                              "access_control_allow_origin", "",
+                              "enable_directory_listing", "no",
+                              NULL};
+        memset(&cb, 0, sizeof cb);
+        cb.begin_request = ui__begin_request;
+        cb.http_error = ui__http_error;
+        cb.log_message = ui__log_message;
+        init.callbacks = &cb;
+        init.user_data = w;
+        init.configuration_options = opts;
+        mg_init_library(0);
+        w->ctx = mg_start2(&init, &e);
+    }
+    if (!w->ctx) {
+        base_err_set(err, BASE_EIO, "cannot listen on %s: %s", ports,
+                     emsg[0] ? emsg : "the address is in use or not this machine's");
+        mg_exit_library();
+        w->ctx = NULL;
+        ui_web_free(w);
+        return BASE_EIO;
+    }
+    if (mg_get_server_ports(w->ctx, 2, sp) < 1) {
+        base_err_set(err, BASE_EIO, "the server on %s reports no port", ports);
+        ui_web_free(w);
+        return BASE_EIO;
+    }
+    w->port = sp[0].port;
+    *out = w;
+    return 0;
+}
+
+void ui_web_free(ui_web *w)
+{
+    if (!w)
+        return;
+    if (w->ctx) {
+        pthread_mutex_lock(&w->mu);
+        w->stopping = true;
+        pthread_cond_broadcast(&w->ev_cond);
+        pthread_cond_broadcast(&w->frame_cond);
+        pthread_mutex_unlock(&w->mu);
+        /* Waits for every request, streams included, to return. */
+        mg_stop(w->ctx);
+        mg_exit_library();
+    }
+    for (int i = 0; i < w->keep; i++)
+        free(w->ring[i]);
+    free(w->ring);
+    free(w->alert);
+    free(w->live);
+    ui__frame_unref(w->frame);
+    free(w->db_path);
+    pthread_cond_destroy(&w->ev_cond);
+    pthread_cond_destroy(&w->frame_cond);
+    pthread_mutex_destroy(&w->mu);
+    free(w);
+}
+
+int ui_web_port(const ui_web *w) { return w ? w->port : 0; }
+
+int ui_web_publish(ui_web *w, const char *event_json)
+{
+    cJSON *o = event_json ? cJSON_Parse(event_json) : NULL;
+    const cJSON *kind;
+    char *s;
+    bool raise, clear;
+    if (!cJSON_IsObject(o)) {
+        cJSON_Delete(o);
+        return BASE_EPARSE;
+    }
+    kind = cJSON_GetObjectItemCaseSensitive(o, "kind");
+    raise = cJSON_IsString(kind) &&
+            (strcmp(kind->valuestring, "illegal") == 0 || strcmp(kind->valuestring, "confirm") == 0);
+    clear = !raise;
+    pthread_mutex_lock(&w->mu);
+    cJSON_DeleteItemFromObjectCaseSensitive(o, "id");
+    cJSON_AddNumberToObject(o, "id", (double)(w->last_id + 1));
+    if (!(s = cJSON_PrintUnformatted(o))) {
+        pthread_mutex_unlock(&w->mu);
+        cJSON_Delete(o);
+        return BASE_ENOMEM;
+    }
+    cJSON_Delete(o);
+    w->last_id++;
+    free(w->ring[w->last_id % w->keep]);
+    w->ring[w->last_id % w->keep] = s;
+    if (raise || (clear && w->alert)) {
+        free(w->alert);
+        w->alert = raise ? ui__strdup(s) : NULL;
+        w->live_ver++;
+    }
+    pthread_cond_broadcast(&w->ev_cond);
+    pthread_mutex_unlock(&w->mu);
+    return 0;
+}
+
+int ui_web_set_live(ui_web *w, const char *live_json)
+{
+    cJSON *o = NULL;
+    char *s = NULL;
+    const cJSON *game, *players;
+    if (live_json) {
+        o = cJSON_Parse(live_json);
+        if (!cJSON_IsObject(o)) {
+            cJSON_Delete(o);
+            return BASE_EPARSE;
+        }
+        if (!(s = cJSON_PrintUnformatted(o))) {
+            cJSON_Delete(o);
+            return BASE_ENOMEM;
+        }
+    }
+    game = cJSON_GetObjectItemCaseSensitive(o, "game");
+    players = cJSON_GetObjectItemCaseSensitive(o, "players");
+    pthread_mutex_lock(&w->mu);
+    free(w->live);
+    w->live = s;
+    snprintf(w->live_game, sizeof w->live_game, "%s", cJSON_IsString(game) ? game->valuestring : "");
+    w->live_nplayers = cJSON_IsArray(players) ? cJSON_GetArraySize(players) : 0;
+    w->live_ver++;
+    pthread_cond_broadcast(&w->ev_cond);
+    pthread_mutex_unlock(&w->mu);
+    cJSON_Delete(o);
+    return 0;
+}
+
+int ui_web_set_frame(ui_web *w, const unsigned char *jpeg, size_t len)
+{
+    ui__frame *f;
+    if (!jpeg || len < 3 || jpeg[0] != 0xFF || jpeg[1] != 0xD8 || jpeg[2] != 0xFF)
+        return BASE_EINVAL;
+    if (!(f = malloc(sizeof *f + len)))
+        return BASE_ENOMEM;
+    f->refs = 1;
+    f->len = len;
+    memcpy(f->data, jpeg, len);
+    pthread_mutex_lock(&w->mu);
+    ui__frame_unref(w->frame);
+    w->frame = f;
+    w->frame_ver++;
+    pthread_cond_broadcast(&w->frame_cond);
+    pthread_mutex_unlock(&w->mu);
+    return 0;
+}
+
+/* ---- JSON for the pages ---- */
+
+static char *ui__print_free(cJSON *o)
+{
+    char *s = o ? cJSON_PrintUnformatted(o) : NULL, *copy;
+    cJSON_Delete(o);
+    if (!s)
+        return NULL;
+    copy = ui__strdup(s); /* plain malloc'ed, whatever cJSON's allocator */
+    cJSON_free(s);
+    return copy;
+}
+
+static cJSON *ui__winners_json(unsigned winners, int n)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (int i = 0; i < n; i++)
+        if (winners & (1u << i))
+            cJSON_AddItemToArray(a, cJSON_CreateNumber(i));
+    return a;
+}
+
+char *ui_web_event_json(const char *game, const ref_event *ev)
+{
+    cJSON *o = cJSON_CreateObject();
+    const rules_verdict *v = ev->verdict;
+    if (!o)
+        return NULL;
+    cJSON_AddStringToObject(o, "kind", ref_event_name(ev->kind));
+    if (ev->seq > 0)
+        cJSON_AddNumberToObject(o, "seq", ev->seq);
+    if (ev->player >= 0)
+        cJSON_AddNumberToObject(o, "player", ev->player);
+    cJSON_AddStringToObject(o, "text", ev->text);
+    if (ev->move) {
+        cJSON *m = rules_move_to_json(game, ev->move);
+        if (m)
+            cJSON_AddItemToObject(o, "move", m);
+    }
+    if (v) {
+        cJSON_AddBoolToObject(o, "legal", v->legal);
+        cJSON_AddNumberToObject(o, "points", v->points);
+        cJSON_AddItemToObject(o, "scores", cJSON_CreateIntArray(v->scores, v->nplayers));
+        if (!v->legal) {
+            cJSON_AddStringToObject(o, "rule", v->rule);
+            cJSON_AddStringToObject(o, "reason", v->reason);
+        }
+        if (v->note[0])
+            cJSON_AddStringToObject(o, "note", v->note);
+        if (v->over) {
+            cJSON_AddBoolToObject(o, "over", true);
+            cJSON_AddItemToObject(o, "winners", ui__winners_json(v->winners, v->nplayers));
+        }
+    }
+    if (ev->restore) {
+        cJSON *p = rules_pieces_to_json(game, ev->restore, ev->nrestore);
+        if (p)
+            cJSON_AddItemToObject(o, "restore", p);
+    }
+    return ui__print_free(o);
+}
+
+char *ui_web_live_json(const rules_game *g, const char *const *players, int nplayers,
+                       int64_t match_id)
+{
+    rules_status st;
+    cJSON *o = cJSON_CreateObject(), *names, *pos;
+    const char *game = rules_game_id(g);
+    if (!o)
+        return NULL;
+    rules_game_status(g, &st);
+    cJSON_AddStringToObject(o, "game", game);
+    if (match_id > 0)
+        cJSON_AddNumberToObject(o, "match", (double)match_id);
+    names = cJSON_AddArrayToObject(o, "players");
+    for (int i = 0; i < st.nplayers; i++) {
+        char buf[32];
+        snprintf(buf, sizeof buf, "Player %d", i + 1);
+        cJSON_AddItemToArray(names, cJSON_CreateString(players && i < nplayers && players[i]
+                                                           ? players[i]
+                                                           : buf));
+    }
+    cJSON_AddItemToObject(o, "scores", cJSON_CreateIntArray(st.scores, st.nplayers));
+    cJSON_AddNumberToObject(o, "to_move", st.to_move);
+    cJSON_AddBoolToObject(o, "over", st.over);
+    cJSON_AddItemToObject(o, "winners", ui__winners_json(st.over ? st.winners : 0, st.nplayers));
+    cJSON_AddNumberToObject(o, "moves", st.moves);
+    cJSON_AddNumberToObject(o, "round", st.round);
+    cJSON_AddNumberToObject(o, "bag", st.bag);
+    cJSON_AddItemToObject(o, "hands", cJSON_CreateIntArray(st.hand, st.nplayers));
+    if ((pos = rules_position_to_json(g)))
+        cJSON_AddItemToObject(o, "position", pos);
+    cJSON_AddBoolToObject(o, "board_svg", ui_board_has_svg(game));
+    cJSON_AddItemToObject(o, "signals", ui__signals_json(game));
+    return ui__print_free(o);
+}
