@@ -21,6 +21,7 @@ build: $(BUILD)/CMakeCache.txt
 # The normal build with gcc, then an ASan+UBSan build with clang: both
 # compilers stay warning-free and every test runs under the sanitizers.
 test: deps
+	@scripts/install-web-test-deps
 	$(MAKE) test-normal
 	$(MAKE) test-asan
 

@@ -1,4 +1,4 @@
-/* base: error codes and the logger. */
+/* base: error codes, the logger, the clock and the seeded generator. */
 #define _POSIX_C_SOURCE 200809L
 #include "base.h"
 
@@ -102,4 +102,22 @@ double base_now(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+uint64_t base_rng_next(base_rng *r)
+{
+    uint64_t z = (r->s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+int base_rng_below(base_rng *r, int n)
+{
+    return (int)(base_rng_next(r) % (uint64_t)n);
+}
+
+double base_rng_unit(base_rng *r)
+{
+    return (double)(base_rng_next(r) >> 11) * 0x1.0p-53;
 }

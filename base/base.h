@@ -7,12 +7,19 @@
  * caller-owned buffer that receives a sentence.
  *
  * Logger: levelled lines on stderr.  Library code logs only at debug level;
- * talking to the user is ui/'s job. */
+ * talking to the user is ui/'s job.
+ *
+ * Random numbers: base_rng, the one seeded generator (see below). */
 #ifndef TABLECAM_BASE_H
 #define TABLECAM_BASE_H
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 #define TABLECAM_VERSION "0.1.0"
 
@@ -105,5 +112,30 @@ void base_log(int level, const char *module, const char *fmt, ...)
 
 /* Monotonic clock in seconds, for timing and for stillness windows. */
 double base_now(void);
+
+/* ---- random numbers ---- */
+
+/* The project's one seeded, reproducible generator: splitmix64 (Steele,
+ * Lea and Flood), whose whole state is the caller's 64-bit word, so a seed
+ * gives the same numbers on every machine and libc and there is no global
+ * state (no rand(), no clock).  Seed it by value: `base_rng r = {seed};`.
+ * For tests, benches and simulations, not for anything secret. */
+typedef struct base_rng {
+    uint64_t s;
+} base_rng;
+
+/* The next 64 random bits. */
+uint64_t base_rng_next(base_rng *r);
+
+/* A number in 0..n-1 (n > 0): base_rng_next() modulo n, so the same seed
+ * gives the same picks as the copies it replaced. */
+int base_rng_below(base_rng *r, int n);
+
+/* A double in [0, 1), from the top 53 bits of one base_rng_next(). */
+double base_rng_unit(base_rng *r);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

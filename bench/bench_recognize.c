@@ -5,7 +5,12 @@
  * to the targets (99% exact boards; under 15 ms per 1280x960 frame).
  *
  *   bench_recognize [FRAMES] [WIDTH HEIGHT] [--clean] [--dump DIR]
- */
+ *                   [--cache DIR] [-v]
+ *
+ * --dump writes every missed frame and its rectified view as PNG; --cache
+ * keeps the frames the bench uses in DIR (rendered on the first run, read
+ * back on the next ones, which then skip the simulator: delete DIR after
+ * the simulator changes); -v names every missed frame. */
 #define _XOPEN_SOURCE 700
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,8 +121,9 @@ int main(int argc, char **argv)
 {
     int want = 300, width = 1280, height = 960, frames = 0, exact = 0, hands = 0, hand_ok = 0;
     int hand_frames = 0, errors = 0;
-    bool clean = false;
-    const char *dump = NULL;
+    bool clean = false, verbose = false, cache_write = false;
+    const char *dump = NULL, *cache = NULL;
+    FILE *idx = NULL;
     double ms = 0;
     cmp c;
     ref_reader *rd = NULL;
@@ -132,6 +138,10 @@ int main(int argc, char **argv)
             clean = true;
         else if (strcmp(argv[i], "--dump") == 0 && i + 1 < argc)
             dump = argv[++i];
+        else if (strcmp(argv[i], "--cache") == 0 && i + 1 < argc)
+            cache = argv[++i];
+        else if (strcmp(argv[i], "-v") == 0)
+            verbose = true;
         else if (i + 1 < argc && atoi(argv[i]) > 0 && atoi(argv[i + 1]) > 0) {
             width = atoi(argv[i]);
             height = atoi(argv[++i]);
@@ -141,6 +151,16 @@ int main(int argc, char **argv)
     if (ref_reader_new(&cfg, &rd, &e) != 0) {
         fprintf(stderr, "bench_recognize: %s\n", e.msg);
         return 1;
+    }
+    if (cache) {
+        char path[600];
+        snprintf(path, sizeof path, "%s/frames.jsonl", cache);
+        idx = fopen(path, "r");
+        cache_write = idx == NULL;
+        if (cache_write && !(idx = fopen(path, "w"))) {
+            fprintf(stderr, "bench_recognize: cannot write %s\n", path);
+            return 1;
+        }
     }
     for (uint64_t seed = SEED0; frames < want; seed++) {
         sim_options o;
@@ -152,7 +172,7 @@ int main(int argc, char **argv)
         o.height = height;
         o.clean = clean;
         o.max_moves = 2 + (int)(seed % 12) * 3;
-        if (sim_stream_new("qwirkle", seed, &o, &s, &e) != 0) {
+        if ((!cache || cache_write) && sim_stream_new("qwirkle", seed, &o, &s, &e) != 0) {
             fprintf(stderr, "bench_recognize: %s\n", e.msg);
             return 1;
         }
@@ -160,16 +180,58 @@ int main(int argc, char **argv)
          * the stable ones (and check hands on the others). */
         ref_reader_free(rd);
         ref_reader_new(&cfg, &rd, &e);
-        int k = 0;
-        while (frames < want && sim_stream_next(s, &img, &tj, &e) == 0) {
+        int k = 0, nstable = 0, nhand = 0;
+        for (;;) {
+            bool more = frames < want && (nstable < 10 || (cache && !cache_write));
+            if (more && cache && !cache_write) {
+                /* the next cached frame of this seed, if any */
+                long pos = ftell(idx);
+                unsigned long long fseed;
+                char line[65536], file[600];
+                more = fgets(line, sizeof line, idx) != NULL &&
+                       sscanf(line, "%llu %d", &fseed, &k) == 2 && fseed == seed;
+                if (!more) {
+                    fseek(idx, pos, SEEK_SET);
+                    if (feof(idx) || fgets(line, sizeof line, idx) == NULL)
+                        want = frames; /* the cache is used up */
+                    fseek(idx, pos, SEEK_SET);
+                    break;
+                }
+                tj = strdup(strchr(strchr(line, ' ') + 1, ' ') + 1);
+                snprintf(file, sizeof file, "%s/f-%llu-%d.png", cache, fseed, k);
+                if (vis_image_read(file, 3, &img, &e) != 0) {
+                    fprintf(stderr, "bench_recognize: %s\n", e.msg);
+                    return 1;
+                }
+            } else if (!more || sim_stream_next(s, &img, &tj, &e) != 0) {
+                break;
+            } else {
+                k++;
+            }
             cJSON *t = cJSON_Parse(tj);
             bool stable = cJSON_IsTrue(cJSON_GetObjectItem(t, "stable"));
             bool hand = cJSON_IsTrue(cJSON_GetObjectItem(t, "hand_in_view"));
+            bool use = (stable && k % 6 == 0 && nstable < 10) || (hand && k % 5 == 0 && nhand < 6);
+            nstable += use && stable;
+            nhand += use && !stable && hand;
+            if (!use) {
+                cJSON_Delete(t);
+                free(tj);
+                vis_image_free(img);
+                continue;
+            }
+            if (cache_write) {
+                char file[600];
+                snprintf(file, sizeof file, "%s/f-%llu-%d.png", cache, (unsigned long long)seed, k);
+                vis_image_write(file, img, 0, NULL);
+                fprintf(idx, "%llu %d %s\n", (unsigned long long)seed, k, tj);
+            }
             double t0 = base_now();
             int rc = ref_reader_read(rd, img, reading, &e);
             double dt = (base_now() - t0) * 1000;
-            k++;
-            if (stable && k % 2 == 0) {
+            if (verbose && dt > 20)
+                printf("slow: seed %llu frame %d: %.1f ms\n", (unsigned long long)seed, k, dt);
+            if (stable) {
                 const cJSON *ps = cJSON_GetObjectItem(cJSON_GetObjectItem(t, "position"), "pieces");
                 int nt = 0;
                 for (const cJSON *p = ps ? ps->child : NULL; p && nt < 200; p = p->next)
@@ -183,7 +245,11 @@ int main(int argc, char **argv)
                 } else {
                     bool ok = compare(truth, nt, reading, &c);
                     exact += ok && !reading->hand;
-                    if (!ok && dump) {
+                    if (verbose && (!ok || reading->hand))
+                        printf("miss: seed %llu frame %d (%d pieces, read %d%s)\n",
+                               (unsigned long long)seed, k, nt, reading->n,
+                               reading->hand ? ", hand" : "");
+                    if ((!ok || reading->hand) && dump) {
                         char path[512];
                         snprintf(path, sizeof path, "%s/miss-%llu-%d.png", dump,
                                  (unsigned long long)seed, k);
@@ -191,7 +257,7 @@ int main(int argc, char **argv)
                         cal_mat_fit fit;
                         vis_image *top = NULL;
                         if (ref_reader_fit(rd, &fit) &&
-                            cal_rectify(img, &fit, cal_mat_default(), NULL, 20, 1.6, 10, &top,
+                            cal_rectify(img, &fit, cal_mat_default(), NULL, 20, 3.0, 10, &top,
                                         NULL) == 0) {
                             snprintf(path, sizeof path, "%s/miss-%llu-%d-top.png", dump,
                                      (unsigned long long)seed, k);
@@ -210,7 +276,11 @@ int main(int argc, char **argv)
             vis_image_free(img);
         }
         sim_stream_free(s);
+        if (cache && !cache_write && frames >= want)
+            break;
     }
+    if (idx)
+        fclose(idx);
     printf("qwirkle recognition: %d stable frames %dx%d%s (sim seeds from %d)\n", frames, width,
            height, clean ? " clean" : "", SEED0);
     printf("pieces: precision %.4f recall %.4f (tp %d, fp %d, fn %d)\n",

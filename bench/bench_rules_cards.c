@@ -15,44 +15,9 @@
 
 #include "base.h"
 #include "rules.h"
+#include "rules_play.h"
 
 #define NPOS 64
-
-typedef struct rng {
-    uint64_t s;
-} rng;
-
-static uint64_t rng_next(rng *r)
-{
-    uint64_t z = (r->s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-static int rng_below(rng *r, int n) { return (int)(rng_next(r) % (uint64_t)n); }
-
-typedef struct pick {
-    rng *r;
-    int n, want;
-    rules_move m;
-} pick;
-
-/* Reservoir pick of one generated move. */
-static int pick_one(void *ctx, const rules_move *m)
-{
-    pick *p = ctx;
-    if (rng_below(p->r, ++p->n) == 0)
-        p->m = *m;
-    return 0;
-}
-
-static int count_moves(void *ctx, const rules_move *m)
-{
-    (void)m;
-    ++*(long *)ctx;
-    return 0;
-}
 
 static rules_game *new_game(int card)
 {
@@ -73,24 +38,9 @@ static rules_game *new_game(int card)
     return g;
 }
 
-/* Plays up to nmoves random generated moves (unknown hands). */
-static void play(rules_game *g, rng *r, int nmoves)
-{
-    for (int i = 0; i < nmoves; i++) {
-        rules_status st;
-        rules_verdict v;
-        pick p = {.r = r};
-        rules_game_status(g, &st);
-        if (st.over)
-            return;
-        rules_generate(g, st.to_move, NULL, -1, pick_one, &p);
-        rules_apply(g, st.to_move, &p.m, &v);
-    }
-}
-
 int main(void)
 {
-    rng r = {2024};
+    base_rng r = {2024};
     rules_game *pos[NPOS];
     rules_move *cand;
     int ncand = 4096, legal = 0, nboard = 0, mover[NPOS];
@@ -99,8 +49,8 @@ int main(void)
 
     /* Mid-game positions: 20 moves into random games. */
     for (int i = 0; i < NPOS; i++) {
-        pos[i] = new_game(rng_below(&r, 52));
-        play(pos[i], &r, 20);
+        pos[i] = new_game(base_rng_below(&r, 52));
+        rp_play_random(pos[i], &r, 20);
         nboard += rules_position(pos[i], NULL, 0);
     }
     for (int i = 0; i < NPOS; i++) {
@@ -114,13 +64,13 @@ int main(void)
     for (int i = 0; i < ncand; i++) {
         rules_game *g = pos[i % NPOS];
         rules_piece p[64];
-        int n = rules_position(g, p, 64), k = n > 0 ? rng_below(&r, n) : 0;
+        int n = rules_position(g, p, 64), k = n > 0 ? base_rng_below(&r, n) : 0;
         rules_move_init(&cand[i], RULES_MOVE_PLACE);
         cand[i].npieces = 1;
-        cand[i].pieces[0].x = (int16_t)((n ? p[k].x : 0) + rng_below(&r, 3) - 1);
-        cand[i].pieces[0].y = (int16_t)((n ? p[k].y : 0) + rng_below(&r, 3) - 1);
-        cand[i].pieces[0].a = (uint8_t)(1 + rng_below(&r, 13));
-        cand[i].pieces[0].b = (uint8_t)rng_below(&r, 4);
+        cand[i].pieces[0].x = (int16_t)((n ? p[k].x : 0) + base_rng_below(&r, 3) - 1);
+        cand[i].pieces[0].y = (int16_t)((n ? p[k].y : 0) + base_rng_below(&r, 3) - 1);
+        cand[i].pieces[0].a = (uint8_t)(1 + base_rng_below(&r, 13));
+        cand[i].pieces[0].b = (uint8_t)base_rng_below(&r, 4);
         cand[i].pieces[0].owner = -1;
     }
 
@@ -142,7 +92,7 @@ int main(void)
         for (int i = 0; i < NPOS; i++) {
             rules_status st;
             rules_game_status(pos[i], &st);
-            rules_generate(pos[i], st.to_move, NULL, -1, count_moves, &gen_moves);
+            rules_generate(pos[i], st.to_move, NULL, -1, rp_count, &gen_moves);
         }
         iters += NPOS;
     } while ((t = base_now() - t0) < 0.5);
@@ -154,8 +104,8 @@ int main(void)
         long n = 0;
         for (int i = 0; i < 6; i++) {
             memset(&hand[i], 0, sizeof hand[i]);
-            hand[i].a = (uint8_t)(1 + rng_below(&r, 13));
-            hand[i].b = (uint8_t)rng_below(&r, 4);
+            hand[i].a = (uint8_t)(1 + base_rng_below(&r, 13));
+            hand[i].b = (uint8_t)base_rng_below(&r, 4);
         }
         iters = 0;
         t0 = base_now();
@@ -163,7 +113,7 @@ int main(void)
             for (int i = 0; i < NPOS; i++) {
                 rules_status st;
                 rules_game_status(pos[i], &st);
-                rules_generate(pos[i], st.to_move, hand, 6, count_moves, &n);
+                rules_generate(pos[i], st.to_move, hand, 6, rp_count, &n);
             }
             iters += NPOS;
         } while ((t = base_now() - t0) < 0.5);
@@ -172,9 +122,9 @@ int main(void)
 
     t0 = base_now();
     do {
-        rules_game *g = new_game(rng_below(&r, 52));
+        rules_game *g = new_game(base_rng_below(&r, 52));
         rules_status st;
-        play(g, &r, 1000);
+        rp_play_random(g, &r, 1000);
         rules_game_status(g, &st);
         events += st.moves;
         games++;

@@ -14,48 +14,13 @@
 
 #include "base.h"
 #include "rules.h"
+#include "rules_play.h"
 
 #define NPOS 128
 #define NCAND 64
 
-typedef struct rng {
-    uint64_t s;
-} rng;
-
-static uint64_t rng_next(rng *r)
-{
-    uint64_t z = (r->s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-static int rng_below(rng *r, int n) { return (int)(rng_next(r) % (uint64_t)n); }
-
-typedef struct pick {
-    rng *r;
-    int n;
-    rules_move m;
-} pick;
-
-/* Reservoir pick of one generated move. */
-static int pick_one(void *ctx, const rules_move *m)
-{
-    pick *p = ctx;
-    if (rng_below(p->r, ++p->n) == 0)
-        p->m = *m;
-    return 0;
-}
-
-static int count_moves(void *ctx, const rules_move *m)
-{
-    (void)m;
-    ++*(long *)ctx;
-    return 0;
-}
-
 /* A two-player game on the default 6x6 board with a random setup. */
-static rules_game *new_game(rng *r)
+static rules_game *new_game(base_rng *r)
 {
     cJSON *h = cJSON_CreateObject(), *players, *setup;
     int squares[36], n = 0;
@@ -70,7 +35,7 @@ static rules_game *new_game(rng *r)
         if (sq != 5 * 6 + 3 && sq != 2)
             squares[n++] = sq;
     for (int i = n - 1; i > 0; i--) {
-        int j = rng_below(r, i + 1), t = squares[i];
+        int j = base_rng_below(r, i + 1), t = squares[i];
         squares[i] = squares[j];
         squares[j] = t;
     }
@@ -87,25 +52,9 @@ static rules_game *new_game(rng *r)
     return g;
 }
 
-/* Plays one random move; returns false when the game is over. */
-static bool step(rules_game *g, rng *r)
-{
-    rules_status st;
-    rules_verdict v;
-    pick p = {.r = r, .n = 0};
-    rules_game_status(g, &st);
-    if (st.over)
-        return false;
-    rules_generate(g, st.to_move, NULL, -1, pick_one, &p);
-    if (p.n == 0)
-        return false;
-    rules_apply(g, st.to_move, &p.m, &v);
-    return v.legal;
-}
-
 int main(void)
 {
-    rng r = {.s = 20240601};
+    base_rng r = {.s = 20240601};
     rules_game *pos[NPOS];
     rules_move *cand = malloc(sizeof *cand * NPOS * NCAND);
     int legal = 0;
@@ -114,10 +63,9 @@ int main(void)
 
     /* Mid-game positions: 10 to 60 random moves into random games. */
     for (int i = 0; i < NPOS; i++) {
-        int k = 10 + rng_below(&r, 51);
+        int k = 10 + base_rng_below(&r, 51);
         pos[i] = new_game(&r);
-        while (k-- > 0 && step(pos[i], &r))
-            ;
+        rp_play_random(pos[i], &r, k);
     }
     /* Candidates: half generated (legal), half any (from, to) on the board
      * or "off" (mostly illegal, for every reason). */
@@ -127,18 +75,18 @@ int main(void)
         for (int c = 0; c < NCAND; c++) {
             rules_move *m = &cand[i * NCAND + c];
             if (c % 2 == 0) {
-                pick p = {.r = &r, .n = 0};
-                rules_generate(pos[i], st.to_move, NULL, -1, pick_one, &p);
+                rp_pick p = {.r = &r};
+                rules_generate(pos[i], st.to_move, NULL, -1, rp_pick_one, &p);
                 *m = p.m;
             } else {
                 rules_move_init(m, RULES_MOVE_MOVE);
-                m->from[0] = (int16_t)rng_below(&r, 6);
-                m->from[1] = (int16_t)rng_below(&r, 6);
-                if (rng_below(&r, 8) == 0) {
+                m->from[0] = (int16_t)base_rng_below(&r, 6);
+                m->from[1] = (int16_t)base_rng_below(&r, 6);
+                if (base_rng_below(&r, 8) == 0) {
                     m->to_off = true;
                 } else {
-                    m->to[0] = (int16_t)rng_below(&r, 6);
-                    m->to[1] = (int16_t)rng_below(&r, 6);
+                    m->to[0] = (int16_t)base_rng_below(&r, 6);
+                    m->to[1] = (int16_t)base_rng_below(&r, 6);
                 }
             }
         }
@@ -173,7 +121,7 @@ int main(void)
             double a = base_now(), b;
             long n = 0;
             rules_game_status(pos[i], &st);
-            rules_generate(pos[i], st.to_move, NULL, -1, count_moves, &n);
+            rules_generate(pos[i], st.to_move, NULL, -1, rp_count, &n);
             b = base_now();
             if (b - a < best)
                 best = b - a;
@@ -184,7 +132,7 @@ int main(void)
         {
             rules_status st;
             rules_game_status(pos[i], &st);
-            rules_generate(pos[i], st.to_move, NULL, -1, count_moves, &generated);
+            rules_generate(pos[i], st.to_move, NULL, -1, rp_count, &generated);
             gens++;
         }
     }
@@ -202,10 +150,7 @@ int main(void)
         t0 = base_now();
         for (int i = 0; i < 50; i++) {
             rules_game *g = new_game(&r);
-            int k = 0;
-            while (k < 2000 && step(g, &r))
-                k++;
-            moves += k;
+            moves += rp_play_random(g, &r, 2000);
             games++;
             rules_game_free(g);
         }

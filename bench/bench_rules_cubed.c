@@ -17,48 +17,13 @@
 
 #include "base.h"
 #include "rules.h"
+#include "rules_play.h"
 
 #define NPOS 64
 #define NCAND 64
 
 static const int dq[6] = {1, 1, 0, -1, -1, 0};
 static const int dr[6] = {-1, 0, 1, 1, 0, -1};
-
-typedef struct rng {
-    uint64_t s;
-} rng;
-
-static uint64_t rng_next(rng *r)
-{
-    uint64_t z = (r->s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-static int rng_below(rng *r, int n) { return (int)(rng_next(r) % (uint64_t)n); }
-
-typedef struct pick {
-    rng *r;
-    int n;
-    rules_move m;
-} pick;
-
-/* Reservoir pick of one generated move. */
-static int pick_one(void *ctx, const rules_move *m)
-{
-    pick *p = ctx;
-    if (rng_below(p->r, ++p->n) == 0)
-        p->m = *m;
-    return 0;
-}
-
-static int count_moves(void *ctx, const rules_move *m)
-{
-    (void)m;
-    ++*(long *)ctx;
-    return 0;
-}
 
 static rules_game *new_game(int nplayers)
 {
@@ -93,20 +58,20 @@ static bool round_over(const rules_game *g)
 
 /* One turn with unknown hands: a random placement, else draw (and try
  * again), else pass.  Returns the events applied. */
-static int turn(rules_game *g, rng *r)
+static int turn(rules_game *g, base_rng *r)
 {
     rules_status st;
     rules_verdict v;
-    pick p = {.r = r};
+    rp_pick p = {.r = r};
     int events = 0;
     rules_game_status(g, &st);
-    rules_generate(g, st.to_move, NULL, -1, pick_one, &p);
+    rules_generate(g, st.to_move, NULL, -1, rp_pick_one, &p);
     if (p.n == 0 && st.bag > 0) {
         rules_move m;
         rules_move_init(&m, RULES_MOVE_DRAW);
         rules_apply(g, st.to_move, &m, &v);
         events++;
-        rules_generate(g, st.to_move, NULL, -1, pick_one, &p);
+        rules_generate(g, st.to_move, NULL, -1, rp_pick_one, &p);
     }
     if (p.n == 0)
         rules_move_init(&p.m, RULES_MOVE_PASS);
@@ -116,7 +81,7 @@ static int turn(rules_game *g, rng *r)
 
 int main(void)
 {
-    rng r = {77};
+    base_rng r = {77};
     rules_game *pos[NPOS];
     rules_move *cand;
     int ncand = NPOS * NCAND, legal = 0, ntable = 0, mover[NPOS];
@@ -125,8 +90,8 @@ int main(void)
 
     /* Mid-game positions: 15 to 40 events into random 2-4 player games. */
     for (int i = 0; i < NPOS; i++) {
-        int want = 15 + rng_below(&r, 26);
-        pos[i] = new_game(2 + rng_below(&r, 3));
+        int want = 15 + base_rng_below(&r, 26);
+        pos[i] = new_game(2 + base_rng_below(&r, 3));
         for (int e = 0; e < want && !round_over(pos[i]);)
             e += turn(pos[i], &r);
         if (round_over(pos[i])) { /* rare: start again */
@@ -149,23 +114,23 @@ int main(void)
         rules_piece tab[128];
         int n = rules_position(g, tab, 128);
         if (i % 2 == 0) {
-            pick p = {.r = &r};
-            rules_generate(g, mover[i % NPOS], NULL, -1, pick_one, &p);
+            rp_pick p = {.r = &r};
+            rules_generate(g, mover[i % NPOS], NULL, -1, rp_pick_one, &p);
             cand[i] = p.m;
         } else {
-            const rules_piece *near = &tab[rng_below(&r, n)];
-            int e = rng_below(&r, 6), f[3];
+            const rules_piece *near = &tab[base_rng_below(&r, n)];
+            int e = base_rng_below(&r, 6), f[3];
             rules_move_init(&cand[i], RULES_MOVE_PLACE);
             cand[i].npieces = 1;
             cand[i].pieces[0] = *near;
             cand[i].pieces[0].x = (int16_t)(near->x + dq[e]);
             cand[i].pieces[0].y = (int16_t)(near->y + dr[e]);
-            if (rng_below(&r, 10) == 0)
+            if (base_rng_below(&r, 10) == 0)
                 cand[i].pieces[0].parity ^= 1;
             /* a random real piece: two to three random colours */
-            f[0] = rng_below(&r, 6);
-            f[1] = rng_below(&r, 3) ? rng_below(&r, 6) : f[0];
-            f[2] = rng_below(&r, 8) == 0 ? RULES_WHITE : rng_below(&r, 6);
+            f[0] = base_rng_below(&r, 6);
+            f[1] = base_rng_below(&r, 3) ? base_rng_below(&r, 6) : f[0];
+            f[2] = base_rng_below(&r, 8) == 0 ? RULES_WHITE : base_rng_below(&r, 6);
             cand[i].pieces[0].a = (uint8_t)f[0];
             cand[i].pieces[0].b = (uint8_t)f[1];
             cand[i].pieces[0].c = (uint8_t)f[2];
@@ -198,7 +163,7 @@ int main(void)
         do {
             for (int i = 0; i < NPOS; i++) {
                 double s = base_now();
-                rules_generate(pos[i], mover[i], NULL, -1, count_moves, &gen_moves);
+                rules_generate(pos[i], mover[i], NULL, -1, rp_count, &gen_moves);
                 spent[i] += base_now() - s;
             }
             iters += NPOS;
@@ -217,15 +182,15 @@ int main(void)
         long n = 0;
         for (int i = 0; i < 25; i++) {
             memset(&hand[i], 0, sizeof hand[i]);
-            hand[i].a = (uint8_t)rng_below(&r, 6);
-            hand[i].b = (uint8_t)(rng_below(&r, 2) ? rng_below(&r, 6) : hand[i].a);
-            hand[i].c = (uint8_t)(rng_below(&r, 6) == 0 ? RULES_WHITE : rng_below(&r, 6));
+            hand[i].a = (uint8_t)base_rng_below(&r, 6);
+            hand[i].b = (uint8_t)(base_rng_below(&r, 2) ? base_rng_below(&r, 6) : hand[i].a);
+            hand[i].c = (uint8_t)(base_rng_below(&r, 6) == 0 ? RULES_WHITE : base_rng_below(&r, 6));
         }
         iters = 0;
         t0 = base_now();
         do {
             for (int i = 0; i < NPOS; i++)
-                rules_generate(pos[i], mover[i], hand, 25, count_moves, &n);
+                rules_generate(pos[i], mover[i], hand, 25, rp_count, &n);
             iters += NPOS;
         } while ((t = base_now() - t0) < 0.5);
         gen_hand = t / (double)iters * 1e3;
@@ -245,7 +210,7 @@ int main(void)
 
     t0 = base_now();
     do {
-        rules_game *g = new_game(2 + rng_below(&r, 3));
+        rules_game *g = new_game(2 + base_rng_below(&r, 3));
         while (!round_over(g))
             events += turn(g, &r);
         rounds++;

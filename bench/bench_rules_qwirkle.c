@@ -18,24 +18,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "base.h"
 #include "rules.h"
+#include "rules_play.h"
 
 #define NPOS 16
 #define NCAND 4096
-
-typedef struct rng {
-    uint64_t s;
-} rng;
-
-static uint64_t rng_next(rng *r)
-{
-    uint64_t z = (r->s += UINT64_C(0x9E3779B97F4A7C15));
-    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
-    return z ^ (z >> 31);
-}
-
-static int rng_below(rng *r, int n) { return (int)(rng_next(r) % (uint64_t)n); }
 
 static double cpu_now(void)
 {
@@ -56,12 +44,12 @@ typedef struct table {
     int bag[6], nbag;
     rules_piece hand[2][6];
     int nh[2];
-    rng r;
+    base_rng r;
 } table;
 
 static void draw1(table *t, int p)
 {
-    int k = rng_below(&t->r, t->nbag), c = 0;
+    int k = base_rng_below(&t->r, t->nbag), c = 0;
     rules_piece *q = &t->hand[p][t->nh[p]++];
     while (k >= t->bag[c])
         k -= t->bag[c++];
@@ -69,22 +57,8 @@ static void draw1(table *t, int p)
     t->nbag--;
     memset(q, 0, sizeof *q);
     q->a = (uint8_t)c;
-    q->b = (uint8_t)rng_below(&t->r, 6);
+    q->b = (uint8_t)base_rng_below(&t->r, 6);
     q->owner = -1;
-}
-
-typedef struct pick {
-    rng *r;
-    int count;
-    rules_move chosen;
-} pick;
-
-static int pick_fn(void *ctx, const rules_move *m)
-{
-    pick *pk = ctx;
-    if (rng_below(pk->r, ++pk->count) == 0)
-        pk->chosen = *m;
-    return 0;
 }
 
 /* Plays random generated moves until about `cubes` are down; returns the
@@ -107,30 +81,30 @@ static int play_to(table *t, uint64_t seed, int cubes)
     for (int turn = 0; turn < 1000 && rules_position(t->g, NULL, 0) < cubes; turn++) {
         rules_status st;
         rules_verdict v;
-        pick pk = {&t->r, 0, {0}};
+        rp_pick pk = {.r = &t->r};
         int p;
         rules_game_status(t->g, &st);
         if (st.over)
             break;
         p = st.to_move;
-        rules_generate(t->g, p, t->hand[p], t->nh[p], pick_fn, &pk);
-        if (pk.count > 0 && pk.chosen.npieces + rules_position(t->g, NULL, 0) <= cubes + 2) {
-            rules_apply(t->g, p, &pk.chosen, &v);
-            for (int i = 0; i < pk.chosen.npieces; i++)
+        rules_generate(t->g, p, t->hand[p], t->nh[p], rp_pick_one, &pk);
+        if (pk.n > 0 && pk.m.npieces + rules_position(t->g, NULL, 0) <= cubes + 2) {
+            rules_apply(t->g, p, &pk.m, &v);
+            for (int i = 0; i < pk.m.npieces; i++)
                 for (int j = 0; j < t->nh[p]; j++)
-                    if (t->hand[p][j].a == pk.chosen.pieces[i].a &&
-                        t->hand[p][j].b == pk.chosen.pieces[i].b) {
+                    if (t->hand[p][j].a == pk.m.pieces[i].a &&
+                        t->hand[p][j].b == pk.m.pieces[i].b) {
                         t->hand[p][j] = t->hand[p][--t->nh[p]];
                         break;
                     }
-            for (int i = 0; i < pk.chosen.npieces && t->nbag > 0; i++)
+            for (int i = 0; i < pk.m.npieces && t->nbag > 0; i++)
                 draw1(t, p);
         } else {
             rules_move m;
             rules_move_init(&m, RULES_MOVE_REROLL);
             rules_apply(t->g, p, &m, &v);
             for (int j = 0; j < t->nh[p]; j++)
-                t->hand[p][j].b = (uint8_t)rng_below(&t->r, 6);
+                t->hand[p][j].b = (uint8_t)base_rng_below(&t->r, 6);
         }
     }
     return rules_position(t->g, NULL, 0);
@@ -141,10 +115,10 @@ static int play_to(table *t, uint64_t seed, int cubes)
 static void random_candidate(table *t, int p, rules_move *m)
 {
     rules_piece pos[96];
-    int npos = rules_position(t->g, pos, 96), k = 1 + rng_below(&t->r, t->nh[p]);
-    int axis = rng_below(&t->r, 2), step = 1 + (rng_below(&t->r, 4) == 0);
-    const rules_piece *a = &pos[rng_below(&t->r, npos)];
-    int x = a->x + rng_below(&t->r, 5) - 2, y = a->y + rng_below(&t->r, 5) - 2;
+    int npos = rules_position(t->g, pos, 96), k = 1 + base_rng_below(&t->r, t->nh[p]);
+    int axis = base_rng_below(&t->r, 2), step = 1 + (base_rng_below(&t->r, 4) == 0);
+    const rules_piece *a = &pos[base_rng_below(&t->r, npos)];
+    int x = a->x + base_rng_below(&t->r, 5) - 2, y = a->y + base_rng_below(&t->r, 5) - 2;
     rules_move_init(m, RULES_MOVE_PLACE);
     for (int i = 0; i < k; i++) {
         m->pieces[i] = t->hand[p][i];
@@ -152,17 +126,6 @@ static void random_candidate(table *t, int p, rules_move *m)
         m->pieces[i].y = (int16_t)(axis == 0 ? y : y + i * step);
     }
     m->npieces = k;
-}
-
-typedef struct counter {
-    long n;
-} counter;
-
-static int count_fn(void *ctx, const rules_move *m)
-{
-    (void)m;
-    ((counter *)ctx)->n++;
-    return 0;
 }
 
 int main(void)
@@ -177,7 +140,7 @@ int main(void)
     for (int i = 0; i < NPOS; i++) {
         table *t = &tables[i];
         rules_status st;
-        pick pk;
+        rp_pick pk;
         int p;
         cubes += play_to(t, 1000 + (uint64_t)i, 60);
         rules_game_status(t->g, &st);
@@ -187,8 +150,8 @@ int main(void)
         for (int j = 0; j < NCAND; j++) {
             memset(&pk, 0, sizeof pk);
             pk.r = &t->r;
-            if (j % 2 == 0 && rules_generate(t->g, p, t->hand[p], t->nh[p], pick_fn, &pk) > 0)
-                cand[i][j] = pk.chosen;
+            if (j % 2 == 0 && rules_generate(t->g, p, t->hand[p], t->nh[p], rp_pick_one, &pk) > 0)
+                cand[i][j] = pk.m;
             else
                 random_candidate(t, p, &cand[i][j]);
             cand[i][j].nhand = -1;
@@ -219,7 +182,7 @@ int main(void)
         for (int i = 0; i < NPOS; i++) {
             table *t = &tables[i];
             rules_status st;
-            counter c = {0};
+            long c = 0;
             double one;
             int p;
             rules_game_status(t->g, &st);
@@ -227,14 +190,14 @@ int main(void)
             if (t->nh[p] != 6)
                 continue;
             t0 = cpu_now();
-            rules_generate(t->g, p, t->hand[p], 6, count_fn, &c);
+            rules_generate(t->g, p, t->hand[p], 6, rp_count, &c);
             one = cpu_now() - t0;
             times[gens] = one;
             sum += one;
             if (one > worst)
                 worst = one;
             gens++;
-            moves += c.n;
+            moves += c;
         }
     if (gens > 0) {
         double p99;
@@ -254,7 +217,7 @@ int main(void)
                 table *t = &tables[i];
                 rules_piece hand[6];
                 rules_status st;
-                counter c = {0};
+                long c = 0;
                 double one;
                 rules_game_status(t->g, &st);
                 if (t->nh[st.to_move] != 6)
@@ -266,13 +229,13 @@ int main(void)
                     hand[j].owner = -1;
                 }
                 t0 = cpu_now();
-                rules_generate(t->g, st.to_move, hand, 6, count_fn, &c);
+                rules_generate(t->g, st.to_move, hand, 6, rp_count, &c);
                 one = cpu_now() - t0;
                 hsum += one;
                 if (one > hworst)
                     hworst = one;
                 hgens++;
-                hmoves += c.n;
+                hmoves += c;
             }
         if (hgens > 0)
             printf("generation, hand of six shapes of one colour: mean %.3f ms, worst %.3f ms "

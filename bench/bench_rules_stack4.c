@@ -9,43 +9,10 @@
 
 #include "base.h"
 #include "rules.h"
+#include "rules_play.h"
 #include "stack4_internal.h"
 
 #define BENCH_GAMES 300
-
-static uint64_t rng_next(uint64_t *s) /* splitmix64 */
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-typedef struct collect {
-    int n, cap;
-    rules_move *m;
-} collect;
-
-static int collect_cb(void *ctx, const rules_move *m)
-{
-    collect *c = ctx;
-    if (c->n == c->cap) {
-        rules_move *nm;
-        c->cap = c->cap ? 2 * c->cap : 256;
-        if (!(nm = realloc(c->m, sizeof *nm * (size_t)c->cap)))
-            return 1;
-        c->m = nm;
-    }
-    c->m[c->n++] = *m;
-    return 0;
-}
-
-static int count_cb(void *ctx, const rules_move *m)
-{
-    (void)m;
-    (*(long *)ctx)++;
-    return 0;
-}
 
 /* One recorded position: the game (a clone) and a legal and a mangled
  * move of the player to move. */
@@ -57,11 +24,11 @@ typedef struct sample {
 int main(void)
 {
     sample *S = calloc(16 * BENCH_GAMES, sizeof *S);
-    collect c = {0, 0, NULL};
+    rp_moves c = {0};
     int ns = 0, reps;
     double t0, t, worst = 0, sum = 0;
     long checks = 0, gens = 0, nmoves = 0, sink = 0;
-    uint64_t seed = 42;
+    base_rng seed = {42};
 
     if (!S)
         return 1;
@@ -80,10 +47,10 @@ int main(void)
             rules_game_status(g, &st);
             c.n = 0;
             if (!st.over)
-                rules_generate(g, st.to_move, NULL, -1, collect_cb, &c);
+                rules_generate(g, st.to_move, NULL, -1, rp_collect, &c);
             rules_game_clone(g, &S[ns].g);
             if (c.n > 0) {
-                S[ns].legal = c.m[rng_next(&seed) % (uint64_t)c.n];
+                S[ns].legal = c.m[base_rng_below(&seed, c.n)];
                 S[ns].illegal = S[ns].legal;
                 S[ns].illegal.pieces[0].cells[0][2] += 1; /* a broken shape */
             }
@@ -119,7 +86,7 @@ int main(void)
         for (int i = 0; i < ns; i++) {
             rules_status st;
             rules_game_status(S[i].g, &st);
-            rules_generate(S[i].g, st.to_move, NULL, -1, count_cb, &nmoves);
+            rules_generate(S[i].g, st.to_move, NULL, -1, rp_count, &nmoves);
             gens++;
         }
     t = base_now() - t0;
@@ -197,6 +164,6 @@ int main(void)
     for (int i = 0; i < ns; i++)
         rules_game_free(S[i].g);
     free(S);
-    free(c.m);
+    rp_moves_free(&c);
     return sink == -1;
 }

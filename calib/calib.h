@@ -65,6 +65,26 @@ int cal_mat_plane(const cal_mat_fit *fit, const vis_camera *lens,
                   double height_mm, vis_homography *table_to_img,
                   base_err *err);
 
+/* Where the camera is: its centre in table millimetres (z up, above the
+ * table), from the same pose as cal_mat_plane (lens as there, may be
+ * NULL).  Recognisers use it to tell which side faces of a piece the camera
+ * sees. */
+int cal_mat_camera(const cal_mat_fit *fit, const vis_camera *lens, double xyz_mm[3],
+                   base_err *err);
+
+/* The scale of the camera's view of the table near table point (x_mm,
+ * y_mm): image pixels per millimetre (the square root of the area ratio),
+ * so that a view need not be rectified much finer than the camera sees. */
+double cal_mat_px_per_mm(const cal_mat_fit *fit, double x_mm, double y_mm);
+
+/* Like cal_rectify, for the rectangle x0_mm, y0_mm, w_mm x h_mm of the
+ * table only: pixel (u, v) of the result shows table point
+ * (x0_mm + (u + 0.5) / px_per_mm, y0_mm + (v + 0.5) / px_per_mm) on the
+ * plane height_mm above the table. */
+int cal_rectify_roi(const vis_image *img, const cal_mat_fit *fit, const vis_camera *lens,
+                    double height_mm, double px_per_mm, double x0_mm, double y0_mm,
+                    double w_mm, double h_mm, vis_image **out, base_err *err);
+
 /* A top-down view of the table: px_per_mm pixels a millimetre, margin_mm
  * around the markers' centre rectangle.  Pixel (u, v) of the result shows
  * table point ((u + 0.5) / px_per_mm - margin_mm, ...) on the plane

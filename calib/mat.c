@@ -138,78 +138,126 @@ int cal_mat_locate(vis_aruco *det, const vis_image *img, cal_mat m, const vis_ca
     return cal_mat_fit_markers(mk, n < 32 ? n : 32, m, img->width, img->height, lens, out, err);
 }
 
+/* The camera pose from the table homography: r1, r2, r3 (the table's x,
+ * y and z = x cross y axes in camera coordinates; z points into the table),
+ * t (the table origin in camera coordinates), and the focal length and
+ * principal point used.  A point h above table point (x, y) is at
+ * x r1 + y r2 - h r3 + t in the camera. */
+typedef struct cal__pose {
+    double r1[3], r2[3], r3[3], t[3], f, cx, cy;
+} cal__pose;
+
+static int cal__pose_of(const cal_mat_fit *fit, const vis_camera *lens, cal__pose *P,
+                        base_err *err)
+{
+    double h[9], lam, n1, n2;
+    const double *H = fit->table_to_img.m;
+
+    P->cx = lens ? lens->cx : 0.5 * (fit->width - 1);
+    P->cy = lens ? lens->cy : 0.5 * (fit->height - 1);
+    /* Move the principal point to the origin: h = T * H. */
+    for (int c = 0; c < 3; c++) {
+        h[0 + c] = H[0 + c] - P->cx * H[6 + c];
+        h[3 + c] = H[3 + c] - P->cy * H[6 + c];
+        h[6 + c] = H[6 + c];
+    }
+    if (lens) {
+        P->f = 0.5 * (lens->fx + lens->fy);
+    } else {
+        P->f = cal__focal_from_h(h);
+        /* Trust the homography only for plausible lenses. */
+        if (!(P->f > 0.3 * fit->width && P->f < 5.0 * fit->width))
+            P->f = cal__default_focal(fit->width);
+    }
+    /* K^-1 h with K = diag(f, f, 1); columns are r1, r2, t up to scale. */
+    for (int i = 0; i < 3; i++) {
+        double s = i < 2 ? 1.0 / P->f : 1.0;
+        P->r1[i] = h[i * 3 + 0] * s;
+        P->r2[i] = h[i * 3 + 1] * s;
+        P->t[i] = h[i * 3 + 2] * s;
+    }
+    n1 = sqrt(P->r1[0] * P->r1[0] + P->r1[1] * P->r1[1] + P->r1[2] * P->r1[2]);
+    n2 = sqrt(P->r2[0] * P->r2[0] + P->r2[1] * P->r2[1] + P->r2[2] * P->r2[2]);
+    if (n1 <= 0 || n2 <= 0)
+        return base_err_set(err, BASE_ERANGE, "the table homography is degenerate");
+    lam = 2.0 / (n1 + n2);
+    if (P->t[2] * lam < 0) /* the table is in front of the camera */
+        lam = -lam;
+    for (int i = 0; i < 3; i++) {
+        P->r1[i] *= lam;
+        P->r2[i] *= lam;
+        P->t[i] *= lam;
+    }
+    /* The table's z = x cross y points away from the camera: up is -r3. */
+    P->r3[0] = P->r1[1] * P->r2[2] - P->r1[2] * P->r2[1];
+    P->r3[1] = P->r1[2] * P->r2[0] - P->r1[0] * P->r2[2];
+    P->r3[2] = P->r1[0] * P->r2[1] - P->r1[1] * P->r2[0];
+    {
+        double n3 = sqrt(P->r3[0] * P->r3[0] + P->r3[1] * P->r3[1] + P->r3[2] * P->r3[2]);
+        for (int i = 0; i < 3; i++)
+            P->r3[i] /= n3;
+    }
+    return 0;
+}
+
 int cal_mat_plane(const cal_mat_fit *fit, const vis_camera *lens, double height_mm,
                   vis_homography *table_to_img, base_err *err)
 {
-    double cx, cy, f, h[9], r1[3], r2[3], r3[3], t[3], lam, n1, n2;
-    const double *H = fit->table_to_img.m;
+    cal__pose P;
+    int rc;
 
     if (height_mm == 0) {
         *table_to_img = fit->table_to_img;
         return 0;
     }
-    cx = lens ? lens->cx : 0.5 * (fit->width - 1);
-    cy = lens ? lens->cy : 0.5 * (fit->height - 1);
-    /* Move the principal point to the origin: h = T * H. */
-    for (int c = 0; c < 3; c++) {
-        h[0 + c] = H[0 + c] - cx * H[6 + c];
-        h[3 + c] = H[3 + c] - cy * H[6 + c];
-        h[6 + c] = H[6 + c];
-    }
-    if (lens) {
-        f = 0.5 * (lens->fx + lens->fy);
-    } else {
-        f = cal__focal_from_h(h);
-        /* Trust the homography only for plausible lenses. */
-        if (!(f > 0.3 * fit->width && f < 5.0 * fit->width))
-            f = cal__default_focal(fit->width);
-    }
-    /* K^-1 h with K = diag(f, f, 1); columns are r1, r2, t up to scale. */
-    for (int i = 0; i < 3; i++) {
-        double s = i < 2 ? 1.0 / f : 1.0;
-        r1[i] = h[i * 3 + 0] * s;
-        r2[i] = h[i * 3 + 1] * s;
-        t[i] = h[i * 3 + 2] * s;
-    }
-    n1 = sqrt(r1[0] * r1[0] + r1[1] * r1[1] + r1[2] * r1[2]);
-    n2 = sqrt(r2[0] * r2[0] + r2[1] * r2[1] + r2[2] * r2[2]);
-    if (n1 <= 0 || n2 <= 0)
-        return base_err_set(err, BASE_ERANGE, "the table homography is degenerate");
-    lam = 2.0 / (n1 + n2);
-    if (t[2] * lam < 0) /* the table is in front of the camera */
-        lam = -lam;
-    for (int i = 0; i < 3; i++) {
-        r1[i] *= lam;
-        r2[i] *= lam;
-        t[i] *= lam;
-    }
-    /* The table's z = x cross y points away from the camera: up is -r3. */
-    r3[0] = r1[1] * r2[2] - r1[2] * r2[1];
-    r3[1] = r1[2] * r2[0] - r1[0] * r2[2];
-    r3[2] = r1[0] * r2[1] - r1[1] * r2[0];
-    {
-        double n3 = sqrt(r3[0] * r3[0] + r3[1] * r3[1] + r3[2] * r3[2]);
-        for (int i = 0; i < 3; i++)
-            r3[i] /= n3;
-    }
+    if ((rc = cal__pose_of(fit, lens, &P, err)) != 0)
+        return rc;
     {
         double c3[3], out[9];
         for (int i = 0; i < 3; i++)
-            c3[i] = t[i] - height_mm * r3[i];
+            c3[i] = P.t[i] - height_mm * P.r3[i];
         /* Back to pixels: K then T^-1. */
         for (int i = 0; i < 3; i++) {
-            double s = i < 2 ? f : 1.0;
-            out[i * 3 + 0] = r1[i] * s;
-            out[i * 3 + 1] = r2[i] * s;
+            double s = i < 2 ? P.f : 1.0;
+            out[i * 3 + 0] = P.r1[i] * s;
+            out[i * 3 + 1] = P.r2[i] * s;
             out[i * 3 + 2] = c3[i] * s;
         }
         for (int c = 0; c < 3; c++) {
-            out[0 + c] += cx * out[6 + c];
-            out[3 + c] += cy * out[6 + c];
+            out[0 + c] += P.cx * out[6 + c];
+            out[3 + c] += P.cy * out[6 + c];
         }
         memcpy(table_to_img->m, out, sizeof out);
     }
     return 0;
+}
+
+int cal_mat_camera(const cal_mat_fit *fit, const vis_camera *lens, double xyz_mm[3],
+                   base_err *err)
+{
+    cal__pose P;
+    int rc;
+    if (!fit || !xyz_mm)
+        return base_err_set(err, BASE_EINVAL, "cal_mat_camera: NULL argument");
+    if ((rc = cal__pose_of(fit, lens, &P, err)) != 0)
+        return rc;
+    /* Camera point X_c = R X + t with R = [r1 r2 r3]; the centre is
+     * X = -R^T t, and the table's up is -r3, so height = +r3 . t. */
+    xyz_mm[0] = -(P.r1[0] * P.t[0] + P.r1[1] * P.t[1] + P.r1[2] * P.t[2]);
+    xyz_mm[1] = -(P.r2[0] * P.t[0] + P.r2[1] * P.t[1] + P.r2[2] * P.t[2]);
+    xyz_mm[2] = P.r3[0] * P.t[0] + P.r3[1] * P.t[1] + P.r3[2] * P.t[2];
+    return 0;
+}
+
+double cal_mat_px_per_mm(const cal_mat_fit *fit, double x_mm, double y_mm)
+{
+    vis_point a = vis_homography_apply(fit->table_to_img, (vis_point){x_mm - 5, y_mm});
+    vis_point b = vis_homography_apply(fit->table_to_img, (vis_point){x_mm + 5, y_mm});
+    vis_point c = vis_homography_apply(fit->table_to_img, (vis_point){x_mm, y_mm - 5});
+    vis_point d = vis_homography_apply(fit->table_to_img, (vis_point){x_mm, y_mm + 5});
+    double ux = (b.x - a.x) / 10, uy = (b.y - a.y) / 10, vx = (d.x - c.x) / 10,
+           vy = (d.y - c.y) / 10;
+    return sqrt(fabs(ux * vy - uy * vx));
 }
 
 /* The lens model of OpenCV: ideal normalised -> distorted pixel. */
@@ -225,17 +273,17 @@ static void cal__distort(const vis_camera *c, double u, double v, float *du, flo
     *dv = (float)(c->fy * yd + c->cy);
 }
 
-int cal_rectify(const vis_image *img, const cal_mat_fit *fit, cal_mat m, const vis_camera *lens,
-                double height_mm, double px_per_mm, double margin_mm, vis_image **out,
-                base_err *err)
+int cal_rectify_roi(const vis_image *img, const cal_mat_fit *fit, const vis_camera *lens,
+                    double height_mm, double px_per_mm, double x0_mm, double y0_mm,
+                    double w_mm, double h_mm, vis_image **out, base_err *err)
 {
     vis_homography plane, to_img;
     int w, h, rc;
 
-    if (!img || !fit || !out || !(px_per_mm > 0) || margin_mm < 0)
+    if (!img || !fit || !out || !(px_per_mm > 0) || !(w_mm > 0) || !(h_mm > 0))
         return base_err_set(err, BASE_EINVAL, "cal_rectify: bad argument");
-    w = (int)ceil((m.w + 2 * margin_mm) * px_per_mm);
-    h = (int)ceil((m.h + 2 * margin_mm) * px_per_mm);
+    w = (int)ceil(w_mm * px_per_mm);
+    h = (int)ceil(h_mm * px_per_mm);
     if (w <= 0 || h <= 0 || w > VIS_IMAGE_MAX_SIDE || h > VIS_IMAGE_MAX_SIDE)
         return base_err_set(err, BASE_ERANGE, "cal_rectify: a %d x %d view is too large", w, h);
     if ((rc = cal_mat_plane(fit, lens, height_mm, &plane, err)) != 0)
@@ -243,7 +291,7 @@ int cal_rectify(const vis_image *img, const cal_mat_fit *fit, cal_mat m, const v
     {
         /* rectified pixel -> table mm -> image pixel */
         const double s = 1.0 / px_per_mm;
-        vis_homography px_to_table = {{s, 0, 0.5 * s - margin_mm, 0, s, 0.5 * s - margin_mm, 0, 0, 1}};
+        vis_homography px_to_table = {{s, 0, 0.5 * s + x0_mm, 0, s, 0.5 * s + y0_mm, 0, 0, 1}};
         to_img = vis_homography_mul(plane, px_to_table);
     }
     if (!lens) {
@@ -270,4 +318,14 @@ int cal_rectify(const vis_image *img, const cal_mat_fit *fit, cal_mat m, const v
         free(my);
         return rc;
     }
+}
+
+int cal_rectify(const vis_image *img, const cal_mat_fit *fit, cal_mat m, const vis_camera *lens,
+                double height_mm, double px_per_mm, double margin_mm, vis_image **out,
+                base_err *err)
+{
+    if (!(margin_mm >= 0))
+        return base_err_set(err, BASE_EINVAL, "cal_rectify: bad argument");
+    return cal_rectify_roi(img, fit, lens, height_mm, px_per_mm, -margin_mm, -margin_mm,
+                           m.w + 2 * margin_mm, m.h + 2 * margin_mm, out, err);
 }

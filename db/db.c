@@ -616,16 +616,27 @@ static int db__match_state(db *d, int64_t match_id, int *state, int *nseats, int
     return db__fail(d, rc, err, "cannot read the match");
 }
 
+/* Starts a write unit on a match and reads its state, seat count and last
+ * event; on failure the unit is already ended. */
+static int db__wbegin_match(db *d, int64_t match_id, int *state, int *nseats, int *last_seq,
+                            base_err *err)
+{
+    int rc;
+    if ((rc = db__wbegin(d, err)) != 0)
+        return rc;
+    if ((rc = db__match_state(d, match_id, state, nseats, last_seq, err)) != 0)
+        return db__wend(d, rc, err);
+    return 0;
+}
+
 static int db__set_end(db *d, int64_t match_id, int state, const int *scores, int n,
                        unsigned winners, base_err *err)
 {
     int rc, cur, nseats, last;
     sqlite3_stmt *st;
 
-    if ((rc = db__wbegin(d, err)) != 0)
+    if ((rc = db__wbegin_match(d, match_id, &cur, &nseats, &last, err)) != 0)
         return rc;
-    if ((rc = db__match_state(d, match_id, &cur, &nseats, &last, err)) != 0)
-        return db__wend(d, rc, err);
     if (cur != DB_LIVE)
         return db__wend(d,
                         base_err_set(err, BASE_ESTATE, "%s: match %lld is already %s", d->path,
@@ -703,10 +714,8 @@ int db_event_append(db *d, int64_t match_id, const db_event *ev, int *seq, base_
     int rc, state, nseats, last;
     sqlite3_stmt *st;
 
-    if ((rc = db__wbegin(d, err)) != 0)
+    if ((rc = db__wbegin_match(d, match_id, &state, &nseats, &last, err)) != 0)
         return rc;
-    if ((rc = db__match_state(d, match_id, &state, &nseats, &last, err)) != 0)
-        return db__wend(d, rc, err);
     if (state != DB_LIVE)
         return db__wend(d,
                         base_err_set(err, BASE_ESTATE,
@@ -779,10 +788,8 @@ int db_event_correct(db *d, int64_t match_id, int seq, const db_event *ev, const
     sqlite3_stmt *cur = NULL, *ins = NULL, *upd = NULL;
     int rc, state, nseats, last, changed = 0;
 
-    if ((rc = db__wbegin(d, err)) != 0)
+    if ((rc = db__wbegin_match(d, match_id, &state, &nseats, &last, err)) != 0)
         return rc;
-    if ((rc = db__match_state(d, match_id, &state, &nseats, &last, err)) != 0)
-        return db__wend(d, rc, err);
     if (seq < 1 || seq > last)
         return db__wend(d,
                         base_err_set(err, BASE_ENOTFOUND, "%s: match %lld has no event %d",

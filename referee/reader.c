@@ -7,6 +7,13 @@
 
 #define REF__QW_CUBE_MM 20.0
 #define REF__MARGIN_MM 10.0
+/* The coarse survey of the whole play area, px/mm: symbols stay a few
+ * pixels wide, the view stays small. */
+#define REF__SURVEY_PPM 0.7
+/* While the markers look as they did, the fit is kept; the markers are
+ * looked for again at least this often anyway. */
+#define REF__REDETECT_FRAMES 30
+#define REF__PROBE 6 /* probe points a side of each marker */
 
 struct ref_reader {
     char game[16];
@@ -19,6 +26,9 @@ struct ref_reader {
     bool has_fit;
     cal_mat_fit fit;
     vis_reading *vr;
+    int since_detect;
+    unsigned char probe[4][REF__PROBE * REF__PROBE];
+    bool fixed_ppm;
 };
 
 bool ref_reader_supported(const char *game) { return game && strcmp(game, "qwirkle") == 0; }
@@ -35,7 +45,8 @@ int ref_reader_new(const ref_reader_config *cfg, ref_reader **out, base_err *err
         return base_err_set(err, BASE_ENOMEM, "out of memory");
     snprintf(r->game, sizeof r->game, "%s", cfg->game);
     r->mat = cal_mat_default();
-    r->ppm = cfg->px_per_mm > 0 ? cfg->px_per_mm : 1.6;
+    r->ppm = cfg->px_per_mm > 0 ? cfg->px_per_mm : 0;
+    r->fixed_ppm = cfg->px_per_mm > 0;
     if (cfg->lens) {
         r->has_lens = true;
         r->lens = *cfg->lens;
@@ -113,43 +124,132 @@ static void ref__white(const ref_reader *r, const vis_image *img, float gain[3])
     }
 }
 
+/* Grey samples across each found marker, to tell cheaply whether the
+ * camera and the markers are where they were. */
+static void ref__probe(const cal_mat_fit *fit, cal_mat m, const vis_image *img, int id,
+                       unsigned char out[REF__PROBE * REF__PROBE])
+{
+    vis_point c[4];
+    cal_mat_marker_corners(m, id, c);
+    for (int j = 0; j < REF__PROBE; j++)
+        for (int i = 0; i < REF__PROBE; i++) {
+            vis_point t = {c[0].x + (i + 0.5) / REF__PROBE * (c[1].x - c[0].x),
+                           c[0].y + (j + 0.5) / REF__PROBE * (c[3].y - c[0].y)};
+            vis_point p = vis_homography_apply(fit->table_to_img, t);
+            int x = (int)(p.x + 0.5), y = (int)(p.y + 0.5), v = 0;
+            if (x >= 0 && y >= 0 && x < img->width && y < img->height) {
+                const unsigned char *px = img->data + (size_t)y * img->stride +
+                                          (size_t)x * img->channels;
+                v = img->channels == 3 ? (px[0] + 2 * px[1] + px[2]) / 4 : px[0];
+            }
+            out[j * REF__PROBE + i] = (unsigned char)v;
+        }
+}
+
+static bool ref__markers_unchanged(ref_reader *r, const vis_image *img)
+{
+    if (!r->has_fit || r->fit.width != img->width || r->fit.height != img->height ||
+        r->since_detect >= REF__REDETECT_FRAMES)
+        return false;
+    for (int id = 0; id < 4; id++) {
+        unsigned char now[REF__PROBE * REF__PROBE];
+        int diff = 0;
+        if (!(r->fit.found & (1u << id)))
+            continue;
+        ref__probe(&r->fit, r->mat, img, id, now);
+        for (int k = 0; k < REF__PROBE * REF__PROBE; k++)
+            diff += abs(now[k] - r->probe[id][k]);
+        if (diff > 22 * REF__PROBE * REF__PROBE)
+            return false;
+    }
+    return true;
+}
+
 int ref_reader_read(ref_reader *r, const vis_image *frame, ref_reading *out, base_err *err)
 {
     cal_mat_fit fit;
     vis_image *top = NULL;
     vis_view view;
+    vis_survey sv;
+    const vis_camera *lens = r->has_lens ? &r->lens : NULL;
     base_err local;
+    double cx, cy, cam_ppm, ppm;
     int rc;
 
     memset(out, 0, sizeof *out);
-    rc = cal_mat_locate(r->det, frame, r->mat, r->has_lens ? &r->lens : NULL, &fit,
-                        err ? err : &local);
-    if (rc == 0) {
-        r->fit = fit;
-        r->has_fit = true;
-        out->mat_found = fit.found;
-    } else if (rc == BASE_ENOTFOUND && r->has_fit && r->fit.width == frame->width &&
-               r->fit.height == frame->height) {
-        /* Markers covered (a hand, a cup): the camera has not moved. */
-        out->mat_found = fit.found;
-        out->mat_reused = true;
+    if (!frame || frame->channels != 3)
+        return base_err_set(err, BASE_EINVAL, "ref_reader_read: expected a colour frame");
+    if (ref__markers_unchanged(r, frame)) {
+        r->since_detect++;
+        out->mat_found = r->fit.found;
     } else {
-        return rc;
+        rc = cal_mat_locate(r->det, frame, r->mat, lens, &fit, err ? err : &local);
+        if (rc == 0) {
+            r->fit = fit;
+            r->has_fit = true;
+            r->since_detect = 0;
+            out->mat_found = fit.found;
+            for (int id = 0; id < 4; id++)
+                if (fit.found & (1u << id))
+                    ref__probe(&r->fit, r->mat, frame, id, r->probe[id]);
+        } else if (rc == BASE_ENOTFOUND && r->has_fit && r->fit.width == frame->width &&
+                   r->fit.height == frame->height) {
+            /* Markers covered (a hand, a cup): the camera has not moved. */
+            out->mat_found = fit.found;
+            out->mat_reused = true;
+        } else {
+            return rc;
+        }
     }
-    if ((rc = cal_rectify(frame, &r->fit, r->mat, r->has_lens ? &r->lens : NULL,
-                          REF__QW_CUBE_MM, r->ppm, REF__MARGIN_MM, &top, err)) != 0)
-        return rc;
-    view.px_per_mm = r->ppm;
-    view.margin_mm = REF__MARGIN_MM;
+    memset(&view, 0, sizeof view);
     view.mat_w = r->mat.w;
     view.mat_h = r->mat.h;
     view.marker_mm = r->mat.s;
     ref__white(r, frame, view.gain);
+    if (cal_mat_camera(&r->fit, lens, view.cam_mm, NULL) == 0 && view.cam_mm[2] > 0)
+        view.has_cam = true;
+
+    /* 1. A coarse look at the whole play area: where the cubes are, how
+     * dark they are, and hands. */
+    cam_ppm = cal_mat_px_per_mm(&r->fit, 0.5 * r->mat.w, 0.5 * r->mat.h);
+    view.px_per_mm = cam_ppm < REF__SURVEY_PPM ? cam_ppm : REF__SURVEY_PPM;
+    view.margin_mm = REF__MARGIN_MM;
+    view.cam_px_per_mm = cam_ppm;
+    if ((rc = cal_rectify(frame, &r->fit, r->mat, lens, REF__QW_CUBE_MM, view.px_per_mm,
+                          REF__MARGIN_MM, &top, err)) != 0)
+        return rc;
+    rc = vis_qwirkle_survey(r->qw, top, &view, &sv, err);
+    vis_image_free(top);
+    top = NULL;
+    if (rc != 0)
+        return rc;
+    out->hand = sv.hand;
+    if (sv.ncandidates == 0) {
+        out->pitch_mm = REF__QW_CUBE_MM;
+        return 0;
+    }
+
+    /* 2. The cubes' part of the table, as finely as the camera sees it
+     * (finer would only interpolate). */
+    cx = 0.5 * (sv.x0_mm + sv.x1_mm);
+    cy = 0.5 * (sv.y0_mm + sv.y1_mm);
+    cam_ppm = cal_mat_px_per_mm(&r->fit, cx, cy);
+    ppm = r->fixed_ppm ? r->ppm : 1.8 * cam_ppm;
+    ppm = ppm < 1.5 ? 1.5 : ppm > 3.5 ? 3.5 : ppm;
+    view.roi = true;
+    view.x0_mm = sv.x0_mm - 1.5 * REF__QW_CUBE_MM;
+    view.y0_mm = sv.y0_mm - 1.5 * REF__QW_CUBE_MM;
+    view.px_per_mm = ppm;
+    view.cam_px_per_mm = cam_ppm;
+    view.dark = sv.dark;
+    if ((rc = cal_rectify_roi(frame, &r->fit, lens, REF__QW_CUBE_MM, ppm, view.x0_mm, view.y0_mm,
+                              sv.x1_mm - sv.x0_mm + 3 * REF__QW_CUBE_MM,
+                              sv.y1_mm - sv.y0_mm + 3 * REF__QW_CUBE_MM, &top, err)) != 0)
+        return rc;
     rc = vis_qwirkle_read(r->qw, top, &view, r->vr, err);
     vis_image_free(top);
     if (rc != 0)
         return rc;
-    out->hand = r->vr->hand;
     out->grid_angle_deg = r->vr->grid_angle_deg;
     out->pitch_mm = r->vr->pitch_mm;
     for (int i = 0; i < r->vr->npieces && out->n < REF_MAX_READ; i++) {

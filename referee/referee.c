@@ -529,7 +529,7 @@ int ref_undo(ref_referee *r, base_err *err)
         if (seq <= dm->nevents) {
             db_event ev = dm->events[seq - 1];
             ev.legal = false;
-            ev.rule = "taken-back";
+            ev.rule = REF_RULE_TAKEN_BACK;
             ev.reason = "the players took this move back";
             ev.points = 0;
             rc = db_event_correct(r->store, r->match_id, seq, &ev, "take-back", err);

@@ -27,11 +27,12 @@
 #include "rules.h"
 #include "calib.h"
 #include "qwirkle.h"
+#include "capture.h"
 
 /* ---- stillness ---- */
 
 typedef struct ref_still_config {
-    double window_s;  /* how long the table must stay still (default 0.25) */
+    double window_s;  /* how long the table must stay still (default 0.2) */
     double motion;    /* a frame moves when its motion measure exceeds this
                          (a fraction of play-area pixels; default 0.002) */
 } ref_still_config;
@@ -51,6 +52,10 @@ bool ref_still_feed(ref_still *s, double t, double motion, bool hand);
 /* ---- the referee ---- */
 
 typedef struct ref_referee ref_referee;
+
+/* The rule id a stored move gets when the players take it back: the event
+ * stays in the store (nothing recorded is ever deleted), marked. */
+#define REF_RULE_TAKEN_BACK "taken-back"
 
 enum ref_event_kind {
     REF_EV_MOVE = 1,  /* a legal move, committed; verdict holds its points */
@@ -126,7 +131,6 @@ int64_t ref_match_id(const ref_referee *r);
  * the latest reading. */
 int ref_expected(const ref_referee *r, rules_piece *out, int cap);
 
-#endif
 
 /* ---- reading a frame ---- */
 
@@ -168,3 +172,51 @@ int ref_reader_read(ref_reader *r, const vis_image *frame, ref_reading *out, bas
 
 /* The last mat fit (for overlays); false when there is none. */
 bool ref_reader_fit(const ref_reader *r, cal_mat_fit *fit);
+
+/* ---- the live loop ---- */
+
+/* Camera -> stillness -> reading -> referee, frame after frame.  The loop
+ * owns nothing it is given.  Actions from other threads (a tap in the web
+ * app) are posted and carried out between frames, on the loop's thread. */
+typedef struct ref_loop ref_loop;
+
+typedef struct ref_loop_stats {
+    int frames;         /* frames read from the camera */
+    int readings;       /* still tables read */
+    int hands;          /* readings refused because a hand was over the board */
+    int mat_missing;    /* readings that found no mat */
+    double last_latency_ms; /* from the table going still to the reading's events */
+    double max_latency_ms;
+} ref_loop_stats;
+
+typedef struct ref_loop_config {
+    vis_capture *camera;     /* borrowed */
+    ref_reader *reader;      /* borrowed */
+    ref_referee *referee;    /* borrowed */
+    ref_still_config still;  /* zeros: defaults */
+    bool realtime;           /* pace file and sim cameras at their frame times */
+    double overlay_every_s;  /* how often on_frame gets an annotated frame; 0 never */
+    void (*on_frame)(void *ctx, const unsigned char *jpeg, size_t len);
+    void (*on_tick)(void *ctx); /* once a frame, on the loop's thread */
+    void *ctx;
+} ref_loop_config;
+
+int ref_loop_new(const ref_loop_config *cfg, ref_loop **out, base_err *err);
+void ref_loop_free(ref_loop *l);
+
+/* Runs until the camera's stream ends (0), ref_loop_stop() (0), or an
+ * error of the camera (its code; err says what). */
+int ref_loop_run(ref_loop *l, base_err *err);
+
+/* Thread-safe. */
+void ref_loop_stop(ref_loop *l);
+
+/* Thread-safe: queue a turn signal (a move the camera cannot see, by
+ * player), an undo of the last move, or a correction of the last move. */
+int ref_loop_post_signal(ref_loop *l, int player, const rules_move *m);
+int ref_loop_post_undo(ref_loop *l);
+int ref_loop_post_correct(ref_loop *l, const rules_move *m);
+
+void ref_loop_stats_get(ref_loop *l, ref_loop_stats *out);
+
+#endif

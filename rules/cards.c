@@ -13,15 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The codec, in cards_json.c. */
-int rules__cards_piece_from_json(const cJSON *obj, rules_piece *out, base_err *err);
-cJSON *rules__cards_piece_to_json(const rules_piece *p);
-int rules__cards_move_from_json(const cJSON *obj, rules_move *out, base_err *err);
-cJSON *rules__cards_move_to_json(const rules_move *m);
-int rules__cards_hand_from_json(const cJSON *item, rules_piece *out, base_err *err);
-cJSON *rules__cards_hand_to_json(const rules_piece *p);
-void rules__cards_verdict_extras(const rules_verdict *v, cJSON *obj);
-
 #define CARDS__DECK 52
 #define CARDS__DEAL 5
 #define CARDS__MAX_PLAYERS 4

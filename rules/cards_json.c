@@ -7,30 +7,6 @@
 #include <stdint.h>
 #include <string.h>
 
-/* Shared with cards.c (which fills the engine table); no header of their
- * own because nothing outside the cards engine calls them. */
-int rules__cards_piece_from_json(const cJSON *obj, rules_piece *out, base_err *err);
-cJSON *rules__cards_piece_to_json(const rules_piece *p);
-int rules__cards_move_from_json(const cJSON *obj, rules_move *out, base_err *err);
-cJSON *rules__cards_move_to_json(const rules_move *m);
-int rules__cards_hand_from_json(const cJSON *item, rules_piece *out, base_err *err);
-cJSON *rules__cards_hand_to_json(const rules_piece *p);
-void rules__cards_verdict_extras(const rules_verdict *v, cJSON *obj);
-
-/* Cells are int16_t in rules_piece: a coordinate beyond that would wrap
- * silently, so it is refused by name. */
-static int cards__json_coord(const cJSON *obj, const char *key, int16_t *out, base_err *err)
-{
-    int v, rc;
-    if ((rc = rules__json_int(obj, key, &v, err)) != 0)
-        return rc;
-    if (v < INT16_MIN || v > INT16_MAX)
-        return base_err_set(err, BASE_ERANGE, "\"%s\" %d is out of range (%d..%d)", key, v,
-                            INT16_MIN, INT16_MAX);
-    *out = (int16_t)v;
-    return 0;
-}
-
 static int cards__json_card(const char *name, const char *what, rules_piece *out, base_err *err)
 {
     int rank, suit;
@@ -49,8 +25,8 @@ int rules__cards_piece_from_json(const cJSON *obj, rules_piece *out, base_err *e
     const cJSON *down = cJSON_GetObjectItemCaseSensitive(obj, "face_down");
     const char *name;
     int rc;
-    if ((rc = cards__json_coord(obj, "x", &out->x, err)) != 0 ||
-        (rc = cards__json_coord(obj, "y", &out->y, err)) != 0)
+    if ((rc = rules__json_coord(obj, "x", &out->x, err)) != 0 ||
+        (rc = rules__json_coord(obj, "y", &out->y, err)) != 0)
         return rc;
     if (down && !cJSON_IsBool(down))
         return base_err_set(err, BASE_EPARSE, "\"face_down\" must be true or false");
@@ -85,9 +61,9 @@ static int cards__json_square(const cJSON *sq, rules_move *out, base_err *err)
     if (!cJSON_IsObject(sq))
         return base_err_set(err, BASE_EPARSE,
                             "\"square\" must be an object {\"x\":..,\"y\":..,\"size\":2|3}");
-    if ((rc = cards__json_coord(sq, "x", &x, err)) != 0 ||
-        (rc = cards__json_coord(sq, "y", &y, err)) != 0 ||
-        (rc = cards__json_coord(sq, "size", &size, err)) != 0) {
+    if ((rc = rules__json_coord(sq, "x", &x, err)) != 0 ||
+        (rc = rules__json_coord(sq, "y", &y, err)) != 0 ||
+        (rc = rules__json_coord(sq, "size", &size, err)) != 0) {
         base_err_prefix(err, "\"square\": ");
         return rc;
     }

@@ -16,15 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The codec, in cube2_json.c. */
-int rules__cube2_piece_from_json(const cJSON *obj, rules_piece *out, base_err *err);
-cJSON *rules__cube2_piece_to_json(const rules_piece *p);
-int rules__cube2_move_from_json(const cJSON *obj, rules_move *out, base_err *err);
-cJSON *rules__cube2_move_to_json(const rules_move *m);
-int rules__cube2_hand_from_json(const cJSON *item, rules_piece *out, base_err *err);
-cJSON *rules__cube2_hand_to_json(const rules_piece *p);
-void rules__cube2_verdict_extras(const rules_verdict *v, cJSON *obj);
-
 #define C2__NPIECES 24
 #define C2__NTYPES 12 /* colour * 2 + shape */
 #define C2__NCOLORS 6

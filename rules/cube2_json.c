@@ -11,14 +11,6 @@
 
 #include <string.h>
 
-int rules__cube2_piece_from_json(const cJSON *obj, rules_piece *out, base_err *err);
-cJSON *rules__cube2_piece_to_json(const rules_piece *p);
-int rules__cube2_move_from_json(const cJSON *obj, rules_move *out, base_err *err);
-cJSON *rules__cube2_move_to_json(const rules_move *m);
-int rules__cube2_hand_from_json(const cJSON *item, rules_piece *out, base_err *err);
-cJSON *rules__cube2_hand_to_json(const rules_piece *p);
-void rules__cube2_verdict_extras(const rules_verdict *v, cJSON *obj);
-
 static const char *const c2j__shapes[2] = {"cube", "cylinder"};
 
 /* "color" and "shape" of a piece object. */

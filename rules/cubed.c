@@ -15,15 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The codec, in cubed_json.c. */
-int rules__cubed_piece_from_json(const cJSON *obj, rules_piece *out, base_err *err);
-cJSON *rules__cubed_piece_to_json(const rules_piece *p);
-int rules__cubed_move_from_json(const cJSON *obj, rules_move *out, base_err *err);
-cJSON *rules__cubed_move_to_json(const rules_move *m);
-int rules__cubed_hand_from_json(const cJSON *item, rules_piece *out, base_err *err);
-cJSON *rules__cubed_hand_to_json(const rules_piece *p);
-void rules__cubed_verdict_extras(const rules_verdict *v, cJSON *obj);
-
 #define CUBED_MAX_PIECES 128 /* pieces in a catalogue */
 #define CUBED_HASH 1024      /* cell table slots: pieces plus dead cells, load <= 0.63 */
 #define CUBED_NCOL 8         /* RULES_NCOLORS */

@@ -10,15 +10,6 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Defined here, used by the engine table in cubed.c. */
-int rules__cubed_piece_from_json(const cJSON *obj, rules_piece *out, base_err *err);
-cJSON *rules__cubed_piece_to_json(const rules_piece *p);
-int rules__cubed_move_from_json(const cJSON *obj, rules_move *out, base_err *err);
-cJSON *rules__cubed_move_to_json(const rules_move *m);
-int rules__cubed_hand_from_json(const cJSON *item, rules_piece *out, base_err *err);
-cJSON *rules__cubed_hand_to_json(const rules_piece *p);
-void rules__cubed_verdict_extras(const rules_verdict *v, cJSON *obj);
-
 /* Coordinates far beyond any table keep the int16 fields and the engine's
  * arithmetic safe. */
 #define CUBED__COORD_MAX 10000

@@ -52,11 +52,48 @@ extern const rules__engine rules__cubed_engine;
  * (stack4's solver); the caller checks rules_game_id() first. */
 const void *rules__game_state(const rules_game *g);
 
+/* ---- each game's codec: defined in <game>_json.c, used by the engine
+ * table in <game>.c (stack4's are in stack4_internal.h) ---- */
+
+int rules__qwirkle_piece_from_json(const cJSON *obj, rules_piece *out, base_err *err);
+cJSON *rules__qwirkle_piece_to_json(const rules_piece *p);
+int rules__qwirkle_move_from_json(const cJSON *obj, rules_move *out, base_err *err);
+cJSON *rules__qwirkle_move_to_json(const rules_move *m);
+int rules__qwirkle_hand_from_json(const cJSON *item, rules_piece *out, base_err *err);
+cJSON *rules__qwirkle_hand_to_json(const rules_piece *p);
+
+int rules__cards_piece_from_json(const cJSON *obj, rules_piece *out, base_err *err);
+cJSON *rules__cards_piece_to_json(const rules_piece *p);
+int rules__cards_move_from_json(const cJSON *obj, rules_move *out, base_err *err);
+cJSON *rules__cards_move_to_json(const rules_move *m);
+int rules__cards_hand_from_json(const cJSON *item, rules_piece *out, base_err *err);
+cJSON *rules__cards_hand_to_json(const rules_piece *p);
+void rules__cards_verdict_extras(const rules_verdict *v, cJSON *obj);
+
+int rules__cube2_piece_from_json(const cJSON *obj, rules_piece *out, base_err *err);
+cJSON *rules__cube2_piece_to_json(const rules_piece *p);
+int rules__cube2_move_from_json(const cJSON *obj, rules_move *out, base_err *err);
+cJSON *rules__cube2_move_to_json(const rules_move *m);
+int rules__cube2_hand_from_json(const cJSON *item, rules_piece *out, base_err *err);
+cJSON *rules__cube2_hand_to_json(const rules_piece *p);
+void rules__cube2_verdict_extras(const rules_verdict *v, cJSON *obj);
+
+int rules__cubed_piece_from_json(const cJSON *obj, rules_piece *out, base_err *err);
+cJSON *rules__cubed_piece_to_json(const rules_piece *p);
+int rules__cubed_move_from_json(const cJSON *obj, rules_move *out, base_err *err);
+cJSON *rules__cubed_move_to_json(const rules_move *m);
+int rules__cubed_hand_from_json(const cJSON *item, rules_piece *out, base_err *err);
+cJSON *rules__cubed_hand_to_json(const rules_piece *p);
+void rules__cubed_verdict_extras(const rules_verdict *v, cJSON *obj);
+
 /* ---- helpers shared by the codecs ---- */
 
 /* Reads an integer member; BASE_EPARSE naming key when missing or not an
  * integer. */
 int rules__json_int(const cJSON *obj, const char *key, int *out, base_err *err);
+/* Reads a cell coordinate (rules_piece.x, .y): a whole number that fits in
+ * int16_t, else BASE_ERANGE naming key and the range (it would wrap). */
+int rules__json_coord(const cJSON *obj, const char *key, int16_t *out, base_err *err);
 /* Reads a string member; BASE_EPARSE naming key when missing or not text. */
 int rules__json_str(const cJSON *obj, const char *key, const char **out, base_err *err);
 /* The move's "type" as a rules_move_type, checked against the names the game

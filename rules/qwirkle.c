@@ -15,15 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Defined in qwirkle_json.c (same prototypes there); no header of their own
- * because nothing outside the qwirkle engine calls them. */
-int rules__qwirkle_piece_from_json(const cJSON *obj, rules_piece *out, base_err *err);
-cJSON *rules__qwirkle_piece_to_json(const rules_piece *p);
-int rules__qwirkle_move_from_json(const cJSON *obj, rules_move *out, base_err *err);
-cJSON *rules__qwirkle_move_to_json(const rules_move *m);
-int rules__qwirkle_hand_from_json(const cJSON *item, rules_piece *out, base_err *err);
-cJSON *rules__qwirkle_hand_to_json(const rules_piece *p);
-
 #define QW__N 256          /* grid window side; see the file comment */
 #define QW__CUBES 90       /* cubes in the game */
 #define QW__HAND 6         /* a full hand */

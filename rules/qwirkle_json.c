@@ -8,30 +8,7 @@
 #include <stdint.h>
 #include <string.h>
 
-/* Shared with qwirkle.c (which fills the engine table); no header of their
- * own because nothing outside the qwirkle engine calls them. */
-int rules__qwirkle_piece_from_json(const cJSON *obj, rules_piece *out, base_err *err);
-cJSON *rules__qwirkle_piece_to_json(const rules_piece *p);
-int rules__qwirkle_move_from_json(const cJSON *obj, rules_move *out, base_err *err);
-cJSON *rules__qwirkle_move_to_json(const rules_move *m);
-int rules__qwirkle_hand_from_json(const cJSON *item, rules_piece *out, base_err *err);
-cJSON *rules__qwirkle_hand_to_json(const rules_piece *p);
-
 #define QWJ__KINDS 6 /* qwirkle uses the first six colours and all six shapes */
-
-/* Cells are int16_t in rules_piece: a coordinate beyond that would wrap
- * silently, so it is refused by name. */
-static int qwj__coord(const cJSON *obj, const char *key, int16_t *out, base_err *err)
-{
-    int v, rc;
-    if ((rc = rules__json_int(obj, key, &v, err)) != 0)
-        return rc;
-    if (v < INT16_MIN || v > INT16_MAX)
-        return base_err_set(err, BASE_ERANGE, "\"%s\" %d is out of range (%d..%d)", key, v,
-                            INT16_MIN, INT16_MAX);
-    *out = (int16_t)v;
-    return 0;
-}
 
 /* "color" and "shape" of a cube (on the table or in a hand). */
 static int qwj__cube(const cJSON *obj, rules_piece *out, base_err *err)
@@ -65,8 +42,8 @@ int rules__qwirkle_piece_from_json(const cJSON *obj, rules_piece *out, base_err 
     int rc;
     if (!cJSON_IsObject(obj))
         return base_err_set(err, BASE_EPARSE, "a qwirkle cube must be a JSON object");
-    if ((rc = qwj__coord(obj, "x", &out->x, err)) != 0 ||
-        (rc = qwj__coord(obj, "y", &out->y, err)) != 0)
+    if ((rc = rules__json_coord(obj, "x", &out->x, err)) != 0 ||
+        (rc = rules__json_coord(obj, "y", &out->y, err)) != 0)
         return rc;
     return qwj__cube(obj, out, err);
 }

@@ -372,6 +372,18 @@ int rules__json_int(const cJSON *obj, const char *key, int *out, base_err *err)
     return 0;
 }
 
+int rules__json_coord(const cJSON *obj, const char *key, int16_t *out, base_err *err)
+{
+    int v, rc;
+    if ((rc = rules__json_int(obj, key, &v, err)) != 0)
+        return rc;
+    if (v < INT16_MIN || v > INT16_MAX)
+        return base_err_set(err, BASE_ERANGE, "\"%s\" %d is out of range (%d..%d)", key, v,
+                            INT16_MIN, INT16_MAX);
+    *out = (int16_t)v;
+    return 0;
+}
+
 int rules__json_str(const cJSON *obj, const char *key, const char **out, base_err *err)
 {
     const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, key);

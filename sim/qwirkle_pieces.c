@@ -65,8 +65,9 @@ static bool sim__in_shape(int shape, double u, double v)
     }
 }
 
-static void sim__qw_decorate(sim__obj *o, sim__rng *r)
+static void sim__qw_decorate(void *dstate, sim__obj *o, sim__rng *r)
 {
+    (void)dstate;
     int others[5], n = 0;
     for (int s = 0; s < 6; s++)
         if (s != o->piece.b)
@@ -148,27 +149,24 @@ static int sim__qw_sync(const sim__qw *q, const rules_game *g)
     return 0;
 }
 
-static int sim__qw_create(rules_game *g, sim__rng *r, void **state)
+static int sim__qw_create(cJSON *header, int nplayers, sim__rng *r, void **state)
 {
-    rules_status st;
     sim__qw *q = calloc(1, sizeof *q);
+    (void)header;
     if (!q)
         return BASE_ENOMEM;
-    rules_game_status(g, &st);
-    q->nplayers = st.nplayers;
+    q->nplayers = nplayers;
     for (int c = 0; c < 6; c++)
         q->bag[c] = 15;
     q->nbag = 90;
     for (int p = 0; p < q->nplayers; p++)
-        for (int i = 0; i < st.hand[p] && i < QW_HAND; i++)
+        for (int i = 0; i < QW_HAND; i++)
             q->hand[p][q->nhand[p]++] = sim__qw_draw(q, r);
-    if (sim__qw_sync(q, g) != 0) {
-        free(q);
-        return BASE_ESTATE;
-    }
     *state = q;
     return 0;
 }
+
+static int sim__qw_sync_state(void *state, const rules_game *g) { return sim__qw_sync(state, g); }
 
 static void sim__qw_destroy(void *state) { free(state); }
 
@@ -300,12 +298,22 @@ static int sim__qw_applied(void *state, const rules_game *g, int player, const r
     return sim__qw_sync(q, g);
 }
 
+static int sim__qw_held(void *state, int player, rules_piece *out, int cap)
+{
+    const sim__qw *q = state;
+    int n = q->nhand[player] < cap ? q->nhand[player] : cap;
+    memcpy(out, q->hand[player], sizeof *out * (size_t)n);
+    return n;
+}
+
 const sim__driver sim__qwirkle_driver = {
     .game = "qwirkle",
     .kind = &sim__qw_kind,
     .create = sim__qw_create,
+    .sync = sim__qw_sync_state,
     .destroy = sim__qw_destroy,
     .choose = sim__qw_choose,
     .choose_illegal = sim__qw_choose_illegal,
     .applied = sim__qw_applied,
+    .held = sim__qw_held,
 };

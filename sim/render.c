@@ -233,6 +233,19 @@ static void sim__ray(const sim__camera *cam, double xn, double yn, sim__v3 *d)
     d->z = R[2] * xn + R[5] * yn + R[8];
 }
 
+/* Where the ray of normalised point (xn, yn) meets the table. */
+static void sim__table_at(const sim__camera *cam, double xn, double yn, double *x, double *y)
+{
+    sim__v3 d;
+    double t;
+    sim__ray(cam, xn, yn, &d);
+    if (d.z > -1e-6)
+        d.z = -1e-6;
+    t = -cam->C.z / d.z;
+    *x = cam->C.x + t * d.x;
+    *y = cam->C.y + t * d.y;
+}
+
 static void sim__table_cache(sim__renderer *r)
 {
     const sim__camera *cam = &r->cam;
@@ -266,22 +279,26 @@ static void sim__table_cache(sim__renderer *r)
             py = cam->C.y + t * d.y;
             r->tpt[2 * i] = (float)px;
             r->tpt[2 * i + 1] = (float)py;
-            /* 4x4 samples of the mat (sharp edges), the texture once. */
-            for (int sy = 0; sy < 4; sy++)
-                for (int sx = 0; sx < 4; sx++) {
-                    double ou = (sx + 0.5) / 4 - 0.5, ov = (sy + 0.5) / 4 - 0.5;
+            /* 4x4 samples of the mat where its edges cross the pixel (the
+             * four corners disagree), else one; the texture once. */
+            int ns = 4, corner[4];
+            for (int k = 0; k < 4; k++) {
+                double qx, qy;
+                sim__table_at(cam, xn + ((k & 1) - 0.5) * dxu + ((k >> 1) - 0.5) * dxv,
+                              yn + ((k & 1) - 0.5) * dyu + ((k >> 1) - 0.5) * dyv, &qx, &qy);
+                corner[k] = sim__mat_at(&r->mat, l, qx, qy);
+            }
+            if (corner[0] == corner[1] && corner[0] == corner[2] && corner[0] == corner[3])
+                ns = 1;
+            for (int sy = 0; sy < ns; sy++)
+                for (int sx = 0; sx < ns; sx++) {
+                    double ou = (sx + 0.5) / ns - 0.5, ov = (sy + 0.5) / ns - 0.5;
                     double sxn = xn + ou * dxu + ov * dxv, syn = yn + ou * dyu + ov * dyv;
-                    sim__v3 sd;
-                    double st, qx, qy;
+                    double qx, qy;
                     const float *c;
                     float mc[3];
-                    sim__ray(cam, sxn, syn, &sd);
-                    if (sd.z > -1e-6)
-                        sd.z = -1e-6;
-                    st = -cam->C.z / sd.z;
-                    qx = cam->C.x + st * sd.x;
-                    qy = cam->C.y + st * sd.y;
-                    switch (sim__mat_at(&r->mat, l, qx, qy)) {
+                    sim__table_at(cam, sxn, syn, &qx, &qy);
+                    switch (ns == 1 ? corner[0] : sim__mat_at(&r->mat, l, qx, qy)) {
                     case 3:
                         c = ink;
                         break;
@@ -307,7 +324,7 @@ static void sim__table_cache(sim__renderer *r)
                         break;
                     }
                     for (int k = 0; k < 3; k++)
-                        acc[k] += c[k] / 16.0;
+                        acc[k] += c[k] / (double)(ns * ns);
                 }
             {
                 double len = sqrt(d.x * d.x + d.y * d.y + d.z * d.z);
@@ -447,6 +464,11 @@ static bool sim__hit_box(const sim__obj *o, sim__v3 O, sim__v3 d, sim__hit *h)
     h->lx = ox + tn * dx;
     h->ly = oy + tn * dy;
     h->lz = pz + tn * dz;
+    if (o->corner_r > 0) { /* a rounded corner: the ray passes by */
+        double ex = fabs(h->lx) - (hx - o->corner_r), ey = fabs(h->ly) - (hy - o->corner_r);
+        if (ex > 0 && ey > 0 && ex * ex + ey * ey > o->corner_r * o->corner_r)
+            return false;
+    }
     return true;
 }
 

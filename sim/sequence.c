@@ -5,10 +5,13 @@
  * A move is planned when the previous one is over: the driver picks it
  * from the engine's generator (or makes an illegal one on request), then
  * the hand travels from the player's seat to each target cell carrying one
- * piece, lowers it, lets go and returns.  The engine applies the move when
- * the hand has left (that frame's truth carries "move"), and a pause of
- * still frames follows.  An injected illegal placement is taken back by
- * the same hand before the player's real move. */
+ * piece, lowers it, lets go and returns (between two pieces of one move
+ * only to the edge of the mat, so that a move is one unstable stretch).
+ * The engine applies the move when the last piece is let go (that frame's
+ * truth carries "move"); what it captures is then gathered by the same
+ * hand, and a pause of still frames follows.  An injected illegal
+ * placement is taken back by the same hand before the player's real
+ * move. */
 #include "sim_internal.h"
 
 #include <math.h>
@@ -24,6 +27,7 @@ typedef struct sim__placed {
     int id;
     sim__obj obj;
     bool illegal;
+    bool picked; /* taken off the table, in the hand */
 } sim__placed;
 
 enum { SIM__EV_PLACE, SIM__EV_REMOVE, SIM__EV_DONE };
@@ -63,6 +67,9 @@ struct sim_stream {
     sim__seat seats[RULES_MAX_PLAYERS];
     sim__obj distract[4];
     int ndistract;
+    /* the players' open hands, in a row beside the mat */
+    sim__obj row[RULES_MAX_PLAYERS][RULES_MAX_HAND];
+    int nrow[RULES_MAX_PLAYERS];
     double wb_phase[3], wb_period[3];
     /* the table */
     sim__placed *placed;
@@ -105,6 +112,8 @@ static const sim__driver *sim__driver_for(const char *game)
 {
     if (game && strcmp(game, "qwirkle") == 0)
         return &sim__qwirkle_driver;
+    if (game && strcmp(game, "cards") == 0)
+        return &sim__cards_driver;
     return NULL;
 }
 
@@ -132,9 +141,12 @@ static bool sim__fits(void *ctx, int gx, int gy)
 {
     const sim_stream *s = ctx;
     const sim__piece_kind *k = s->drv->kind;
-    double x, y, e = s->mat.s / 2 + s->mat.margin + fmax(k->sx, k->sy) * 0.75 + 4;
+    double c = fabs(cos(s->board_rot)) + 0.07, sn = fabs(sin(s->board_rot)) + 0.07;
+    double band = s->mat.s / 2 + s->mat.margin + 3;
+    double ex = band + (c * k->sx + sn * k->sy) / 2, ey = band + (sn * k->sx + c * k->sy) / 2;
+    double x, y;
     sim__cell_mm(s, gx, gy, &x, &y);
-    return x >= e && y >= e && x <= s->mat.w - e && y <= s->mat.h - e;
+    return x >= ex && y >= ey && x <= s->mat.w - ex && y <= s->mat.h - ey;
 }
 
 /* ---- pieces ---- */
@@ -142,7 +154,7 @@ static bool sim__fits(void *ctx, int gx, int gy)
 static void sim__make_piece(sim_stream *s, const rules_piece *p, bool illegal, sim__placed *out)
 {
     const sim__piece_kind *k = s->drv->kind;
-    double jit = s->o.clean ? 0.5 : 1.5, rot = s->o.clean ? 1.0 : 4.0;
+    double jit = s->o.clean ? 0.5 : 1.5, rot = s->o.clean ? 1.0 : k->sz < 2 ? 2.0 : 4.0;
     memset(out, 0, sizeof *out);
     out->id = s->next_id++;
     out->illegal = illegal;
@@ -158,7 +170,47 @@ static void sim__make_piece(sim_stream *s, const rules_piece *p, bool illegal, s
     out->obj.x += sim__rng_range(&s->rng_move, -jit, jit);
     out->obj.y += sim__rng_range(&s->rng_move, -jit, jit);
     out->obj.yaw = s->board_rot + sim__rng_range(&s->rng_move, -rot, rot) * SIM__PI / 180;
-    k->decorate(&out->obj, &s->rng_move);
+    k->decorate(s->dstate, &out->obj, &s->rng_move);
+}
+
+/* Lays out each player's held pieces in a row on their side, beyond the
+ * mat; `skip` (may be NULL) are pieces of player `mover` already on their
+ * way to the board. */
+static void sim__rows(sim_stream *s, int mover, const rules_move *skip)
+{
+    rules_status st;
+    if (!s->drv->held)
+        return;
+    rules_game_status(s->g, &st);
+    for (int p = 0; p < st.nplayers && p < RULES_MAX_PLAYERS; p++) {
+        rules_piece h[RULES_MAX_HAND];
+        bool used[RULES_MAX_MOVE_PIECES] = {false};
+        int n = s->drv->held(s->dstate, p, h, RULES_MAX_HAND);
+        const sim__seat *se = &s->seats[p];
+        double cx = s->mat.w / 2, cy = s->mat.h / 2, dx = se->sx - cx, dy = se->sy - cy;
+        double len = hypot(dx, dy), edge;
+        s->nrow[p] = 0;
+        if (len < 1)
+            continue;
+        dx /= len;
+        dy /= len;
+        edge = fabs(dx) * s->mat.w / 2 + fabs(dy) * s->mat.h / 2 + s->mat.s / 2 + s->mat.margin +
+               s->look.mat_extra + 40;
+        for (int i = 0; i < n; i++) {
+            sim__placed tmp;
+            bool skipped = false;
+            for (int j = 0; p == mover && skip && j < skip->npieces && !skipped; j++)
+                if (!used[j] && skip->pieces[j].a == h[i].a && skip->pieces[j].b == h[i].b)
+                    skipped = used[j] = true;
+            if (skipped)
+                continue;
+            sim__make_piece(s, &h[i], false, &tmp);
+            tmp.obj.x = cx + dx * edge - dy * (i - 2.5) * 26 + sim__rng_range(&s->rng_move, -3, 3);
+            tmp.obj.y = cy + dy * edge + dx * (i - 2.5) * 26 + sim__rng_range(&s->rng_move, -3, 3);
+            tmp.obj.yaw = sim__rng_range(&s->rng_move, 0, 2 * SIM__PI);
+            s->row[p][s->nrow[p]++] = tmp.obj;
+        }
+    }
 }
 
 static sim__placed *sim__pending_find(sim_stream *s, int id)
@@ -224,12 +276,12 @@ static double sim__plan_trip(sim_stream *s, double t, double *hx, double *hy, in
     t += sim__travel(s, *hx, *hy, x, y);
     sim__key_add(s, t, x, y, SIM__Z_HIGH, remove ? -1 : id);
     t += lower;
-    sim__key_add(s, t, x, y, SIM__Z_LOW, remove ? id : -1);
+    sim__key_add(s, t, x, y, SIM__Z_LOW, -1);
     sim__event_add(s, t, remove ? SIM__EV_REMOVE : SIM__EV_PLACE, id);
     if (release)
         *release = t;
     t += lower;
-    sim__key_add(s, t, x, y, SIM__Z_HIGH, remove ? id : -1);
+    sim__key_add(s, t, x, y, SIM__Z_HIGH, -1);
     t += sim__travel(s, x, y, bx, by);
     *hx = bx;
     *hy = by;
@@ -252,6 +304,43 @@ static void sim__plan_reset(sim_stream *s, double t)
     s->next_event = 0;
     s->npending = 0;
     (void)t;
+}
+
+/* The table pieces a legal move takes off (captures), found by playing it
+ * on a copy of the match: ids into rem[]. */
+static int sim__captures(sim_stream *s, int *rem, int *nrem)
+{
+    rules_game *cl = NULL;
+    rules_verdict v;
+    rules_piece *after;
+    int n, rc;
+    *nrem = 0;
+    if ((rc = rules_game_clone(s->g, &cl)) != 0)
+        return rc;
+    if ((rc = rules_apply(cl, s->player, s->move, &v)) != 0 || !v.legal) {
+        rules_game_free(cl);
+        return rc;
+    }
+    n = rules_position(cl, NULL, 0);
+    if (!(after = malloc((size_t)(n > 0 ? n : 1) * sizeof *after))) {
+        rules_game_free(cl);
+        return BASE_ENOMEM;
+    }
+    n = rules_position(cl, after, n);
+    /* the table, then the pieces of this move (a card may capture itself) */
+    for (int i = 0; i < s->nplaced + s->npending && *nrem < RULES_MAX_MOVE_PIECES; i++) {
+        const sim__placed *q = i < s->nplaced ? &s->placed[i] : &s->pending[i - s->nplaced];
+        const rules_piece *p = &q->obj.piece;
+        bool kept = false;
+        for (int j = 0; j < n && !kept; j++)
+            kept = after[j].x == p->x && after[j].y == p->y && after[j].a == p->a &&
+                   after[j].b == p->b;
+        if (!kept)
+            rem[(*nrem)++] = q->id;
+    }
+    free(after);
+    rules_game_free(cl);
+    return 0;
 }
 
 /* Plans the next event starting at time t.  Returns 0, BASE_EEOF when the
@@ -285,7 +374,7 @@ static int sim__plan(sim_stream *s, double t)
                                    last ? s->seats[s->player].sy : vy, NULL);
             }
         sim__key_add(s, t, s->seats[s->player].sx, s->seats[s->player].sy, SIM__Z_HIGH + 30, -1);
-        t += sim__rng_range(&s->rng_move, 0.6, 1.2);
+        t += fmax(sim__rng_range(&s->rng_move, 0.6, 1.2), 1.5 / s->o.fps);
         s->plan_end = t;
         return 0;
     }
@@ -294,6 +383,7 @@ static int sim__plan(sim_stream *s, double t)
     s->takeback = false;
     s->player = st.to_move;
     s->injected = false;
+    sim__rows(s, -1, NULL); /* a taken-back piece is in its hand again */
     if (s->o.illegal > 0 && sim__rng_unit(&s->rng_move) < s->o.illegal) {
         rc = s->drv->choose_illegal(s->dstate, s->g, s->player, &s->rng_move, sim__fits, s,
                                     s->move);
@@ -311,18 +401,38 @@ static int sim__plan(sim_stream *s, double t)
     }
     if (s->move->type == RULES_MOVE_PLACE) {
         double release = t, hx = s->seats[s->player].sx, hy = s->seats[s->player].sy, vx, vy;
-        sim__via(s, &vx, &vy);
+        int rem[RULES_MAX_MOVE_PIECES], nrem = 0;
+        sim__rows(s, s->player, s->move);
         for (int i = 0; i < s->move->npieces; i++) {
             sim__placed *p = &s->pending[s->npending++];
-            bool last = i + 1 == s->move->npieces;
             sim__make_piece(s, &s->move->pieces[i], s->injected, p);
             p->obj.moving = true;
+        }
+        if (!s->injected && (rc = sim__captures(s, rem, &nrem)) != 0)
+            return rc;
+        sim__via(s, &vx, &vy);
+        for (int i = 0; i < s->move->npieces; i++) {
+            const sim__placed *p = &s->pending[i];
+            bool last = i + 1 == s->move->npieces && nrem == 0;
             t = sim__plan_trip(s, t, &hx, &hy, p->id, p->obj.x, p->obj.y, false,
                                last ? s->seats[s->player].sx : vx,
                                last ? s->seats[s->player].sy : vy, &release);
         }
         /* The move is made when the last piece is let go. */
         sim__event_add(s, release, SIM__EV_DONE, -1);
+        /* Then the hand gathers what the move captured (cards). */
+        for (int j = 0; j < nrem; j++) {
+            const sim__placed *q = sim__pending_find(s, rem[j]);
+            bool last = j + 1 == nrem;
+            for (int i = 0; i < s->nplaced; i++)
+                if (s->placed[i].id == rem[j])
+                    q = &s->placed[i];
+            if (!q)
+                continue;
+            t = sim__plan_trip(s, t, &hx, &hy, q->id, q->obj.x, q->obj.y, true,
+                               last ? s->seats[s->player].sx : vx,
+                               last ? s->seats[s->player].sy : vy, NULL);
+        }
     } else {
         /* No table change (re-roll, draw, pass): the hand reaches over the
          * edge of the mat to its own cubes and back. */
@@ -338,7 +448,8 @@ static int sim__plan(sim_stream *s, double t)
         sim__event_add(s, t, SIM__EV_DONE, -1);
     }
     sim__key_add(s, t, s->seats[s->player].sx, s->seats[s->player].sy, SIM__Z_HIGH + 30, -1);
-    t += sim__rng_range(&s->rng_move, 1.0, 2.0);
+    /* still frames: at least one, and never two events in one frame */
+    t += fmax(sim__rng_range(&s->rng_move, 1.0, 2.0), 1.5 / s->o.fps);
     s->plan_end = t;
     return 0;
 }
@@ -354,6 +465,8 @@ static int sim__done(sim_stream *s)
         return rc;
     if (v.legal && (rc = s->drv->applied(s->dstate, s->g, s->player, s->move, &s->rng_move)) != 0)
         return rc;
+    if (v.legal) /* an illegal piece stays on the board until taken back */
+        sim__rows(s, -1, NULL);
     s->events_done++;
     obj = cJSON_CreateObject();
     ev = cJSON_AddObjectToObject(obj, "event");
@@ -387,7 +500,8 @@ static int sim__run_events(sim_stream *s, double t)
             if ((p = sim__pending_find(s, e->id)) != NULL) {
                 sim__placed q = *p;
                 q.obj.moving = false;
-                q.obj.z0 = 0;
+                /* thin pieces (cards) overlap a little: the later lies on top */
+                q.obj.z0 = q.obj.sz < 2 ? 0.01 * (q.id % 64) : 0;
                 if ((rc = sim__table_add(s, &q)) != 0)
                     return rc;
             }
@@ -398,6 +512,7 @@ static int sim__run_events(sim_stream *s, double t)
                     if (s->npending < RULES_MAX_MOVE_PIECES) {
                         s->pending[s->npending] = s->placed[i];
                         s->pending[s->npending].obj.moving = true;
+                        s->pending[s->npending].picked = true;
                         s->npending++;
                     }
                     s->placed[i] = s->placed[--s->nplaced];
@@ -477,6 +592,9 @@ static int sim__scene(sim_stream *s, double t, sim__obj *objs, int cap, bool *mo
         objs[n++] = s->placed[i].obj;
     for (int i = 0; i < s->ndistract && n < cap; i++)
         objs[n++] = s->distract[i];
+    for (int p = 0; p < RULES_MAX_PLAYERS; p++)
+        for (int i = 0; i < s->nrow[p] && n < cap; i++)
+            objs[n++] = s->row[p][i];
     if (s->nkeys >= 2 && t >= s->keys[0].t && t < s->keys[s->nkeys - 1].t) {
         int k = 0;
         while (k + 1 < s->nkeys && s->keys[k + 1].t <= t)
@@ -495,6 +613,17 @@ static int sim__scene(sim_stream *s, double t, sim__obj *objs, int cap, bool *mo
             o->moving = true;
             *moving = true;
         }
+        /* what the hand has picked up travels with it, stacked */
+        for (int i = 0, k2 = 0; i < s->npending && n < cap; i++)
+            if (s->pending[i].picked) {
+                sim__obj *o = &objs[n++];
+                *o = s->pending[i].obj;
+                o->x = kx;
+                o->y = ky;
+                o->z0 = z - SIM__Z_LOW + 0.5 * k2++;
+                o->moving = true;
+                *moving = true;
+            }
         if (s->o.hands && n < cap)
             sim__make_hand(s, kx, ky, z, &objs[n++]);
     }
@@ -628,8 +757,8 @@ static cJSON *sim__truth(sim_stream *s, double t, const sim__obj *objs, int n, b
             if (ok)
                 cJSON_AddItemToArray(inview, cJSON_CreateNumber(id));
             /* Readable: a cell of the 6x6 grid spans at least 3 pixels
-             * plus what the focus blur smears. */
-            if (ok && side / 6 >= 3 + 1.5 * l->blur)
+             * plus what the focus blur and camera shake smear. */
+            if (ok && side / 6 >= 3 + 2 * l->blur + 0.75 * fx->shake_px)
                 cJSON_AddItemToArray(vis, cJSON_CreateNumber(id));
             cJSON_AddItemToArray(corners, mc);
         }
@@ -654,6 +783,9 @@ static int sim__check_options(const sim_options *o, base_err *err)
                             o->width, o->height);
     if (!(o->fps > 0.1 && o->fps <= 240))
         return base_err_set(err, BASE_EINVAL, "sim: fps %g is outside 0.1..240", o->fps);
+    if (o->players < 2 || o->players > RULES_MAX_PLAYERS)
+        return base_err_set(err, BASE_EINVAL, "sim: players %d is outside 2..%d", o->players,
+                            RULES_MAX_PLAYERS);
     if (o->max_frames < 0 || o->max_moves < 0)
         return base_err_set(err, BASE_EINVAL, "sim: frame and move limits must be >= 0");
     if (!(o->illegal >= 0 && o->illegal <= 1))
@@ -764,7 +896,7 @@ int sim_stream_new(const char *game, uint64_t seed, const sim_options *opt, sim_
     }
     if (!game || !sim__driver_for(game))
         return base_err_set(err, BASE_EUNSUPPORTED,
-                            "sim: cannot simulate game '%s' (supported: qwirkle)",
+                            "sim: cannot simulate game '%s' (supported: qwirkle, cards)",
                             game ? game : "(none)");
     if (!rules_game_available(game))
         return base_err_set(err, BASE_EUNSUPPORTED, "sim: the %s engine is not built", game);
@@ -791,6 +923,11 @@ int sim_stream_new(const char *game, uint64_t seed, const sim_options *opt, sim_
         snprintf(name, sizeof name, "P%d", i + 1);
         cJSON_AddItemToArray(names, cJSON_CreateString(name));
     }
+    if ((rc = s->drv->create(header, opt->players, &s->rng_game, &s->dstate)) != 0) {
+        cJSON_Delete(header);
+        sim_stream_free(s);
+        return base_err_set(err, rc, "sim: cannot deal the %s game", game);
+    }
     rc = rules_game_new(game, header, err, &s->g);
     cJSON_Delete(header);
     if (rc) {
@@ -798,9 +935,9 @@ int sim_stream_new(const char *game, uint64_t seed, const sim_options *opt, sim_
         sim_stream_free(s);
         return rc;
     }
-    if ((rc = s->drv->create(s->g, &s->rng_game, &s->dstate)) != 0) {
+    if ((rc = s->drv->sync(s->dstate, s->g)) != 0) {
         sim_stream_free(s);
-        return base_err_set(err, rc, "sim: cannot set up the %s players", game);
+        return base_err_set(err, rc, "sim: the %s players disagree with the engine", game);
     }
 
     s->mat.w = opt->mat_w;
@@ -834,7 +971,21 @@ int sim_stream_new(const char *game, uint64_t seed, const sim_options *opt, sim_
         sim_stream_free(s);
         return rc;
     }
-    /* The first still frames: the empty table. */
+    /* What the match starts with on the table (the cards' start card). */
+    {
+        rules_piece start[RULES_MAX_MOVE_PIECES];
+        int n0 = rules_position(s->g, start, RULES_MAX_MOVE_PIECES);
+        for (int i = 0; i < n0 && i < RULES_MAX_MOVE_PIECES; i++) {
+            sim__placed p;
+            sim__make_piece(s, &start[i], false, &p);
+            if ((rc = sim__table_add(s, &p)) != 0) {
+                sim_stream_free(s);
+                return base_err_set(err, rc, "sim: out of memory");
+            }
+        }
+    }
+    sim__rows(s, -1, NULL);
+    /* The first still frames: the table before the first move. */
     s->nkeys = s->nevents = s->next_event = 0;
     s->plan_end = sim__rng_range(&s->rng_move, 0.6, 1.5);
     s->takeback = true; /* nothing to apply */

@@ -1,7 +1,8 @@
 /* sim: a simulated table seen by a simulated camera, with exact ground truth.
  *
- * sim plays random legal games with the rules engines (optionally injecting
- * illegal moves) and renders the camera frames of every move: the mat with
+ * sim plays random legal games with the rules engines (qwirkle and cards
+ * so far; optionally injecting illegal moves) and renders the camera
+ * frames of every move: the mat with
  * its four ArUco markers (FORMATS.md 5), the pieces in 3D at their true
  * sizes, hands and arms that place them, distractors beside the mat, and a
  * randomised look (table texture, light, shadows, glare, vignetting, white
@@ -39,8 +40,8 @@ typedef struct sim_options {
     int players;        /* 2..the game's maximum; default 2 */
     double mat_w, mat_h, mat_s; /* the mat, mm (FORMATS.md 5): 500 500 40 */
     /* clean: no sensor noise, blur, JPEG, glare, vignetting, white balance
-     * drift or distractors, soft light only, and no lens distortion:
-     * frames in which a test can read colours at projected points. */
+     * drift, camera shake or distractors, soft light from high up, a mild
+     * lens: frames in which a test can read colours at projected points. */
     bool clean;
     bool hands;         /* draw hands and arms during moves; default true */
 } sim_options;
@@ -71,5 +72,11 @@ int sim_stream_next(sim_stream *s, vis_image **image, char **truth_json,
 int sim_stream_frames(const sim_stream *s);
 
 void sim_stream_free(sim_stream *s);
+
+/* The `sim:` camera: a capture (vision/capture.h) over a stream, from a
+ * spec "sim:GAME[:seed=N][:fps=F][:WxH][:moves=M][:illegal=P]".  err names
+ * a bad option. */
+#include "capture.h"
+int sim_capture_open(const char *spec, vis_capture **out, base_err *err);
 
 #endif

@@ -129,6 +129,8 @@ typedef struct sim__obj {
     rules_piece piece;
     uint8_t faces[6];   /* what each face shows: 0 top, 1 +x, 2 -x, 3 +y,
                            4 -y, 5 bottom; meaning per piece kind */
+    const vis_image *tex; /* a printed face (cards), owned by the driver */
+    double corner_r;    /* rounded corners in plan view, mm (0: square) */
     /* hands: capsules in the plane z = z0 */
     int ncaps;
     sim__capsule caps[SIM__HAND_CAPS];
@@ -145,8 +147,9 @@ typedef struct sim__piece_kind {
     const char *game;
     double pitch_x, pitch_y; /* grid pitch, mm */
     double sx, sy, sz;       /* piece box, mm */
-    /* Sets faces[] and look details of a new piece instance. */
-    void (*decorate)(sim__obj *o, sim__rng *r);
+    /* Sets faces[], tex and look details of a new piece instance;
+     * dstate is the game's driver state (its texture cache). */
+    void (*decorate)(void *dstate, sim__obj *o, sim__rng *r);
     /* Albedo (0..1 linear RGB) and glossiness at face point (u, v), both
      * in [-1, 1] across the face (u along the piece's x, or for side faces
      * along the edge, v up the face on sides, along y on top). */
@@ -215,7 +218,11 @@ typedef bool (*sim__fits_fn)(void *ctx, int x, int y);
 typedef struct sim__driver {
     const char *game;
     const sim__piece_kind *kind;
-    int (*create)(rules_game *g, sim__rng *r, void **state);
+    /* Before the match: deals, and adds the game's extras to the record
+     * header ("start" for cards). */
+    int (*create)(cJSON *header, int nplayers, sim__rng *r, void **state);
+    /* After the match is created: checks that the counts agree. */
+    int (*sync)(void *state, const rules_game *g);
     void (*destroy)(void *state);
     /* A legal move for player (with the hand where known) whose cells all
      * fit; returns 0, or BASE_ENOTFOUND when the game offers nothing. */
@@ -224,11 +231,16 @@ typedef struct sim__driver {
     /* An illegal placement that fits; BASE_ENOTFOUND when none was found. */
     int (*choose_illegal)(void *state, const rules_game *g, int player, sim__rng *r,
                           sim__fits_fn fits, void *ctx, rules_move *m);
+    /* The pieces player holds that lie on the table beside the mat
+     * (qwirkle's open hands); may be NULL when a game keeps its hands off
+     * the table.  Returns the count (at most cap). */
+    int (*held)(void *state, int player, rules_piece *out, int cap);
     /* After a legal move was applied: update hands and bag. */
     int (*applied)(void *state, const rules_game *g, int player, const rules_move *m,
                    sim__rng *r);
 } sim__driver;
 
 extern const sim__driver sim__qwirkle_driver;
+extern const sim__driver sim__cards_driver;
 
 #endif

@@ -1,4 +1,5 @@
-/* tests/test_base.c: error codes, error details and the logger. */
+/* tests/test_base.c: error codes, error details, the logger and the seeded
+ * generator. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -56,6 +57,67 @@ static void test_clock_monotonic(void **state)
     assert_true(a > 0);
 }
 
+/* splitmix64's published first outputs (the reference implementation's
+ * test vector for seed 1234567, and seed 0). */
+static void test_rng_known_outputs(void **state)
+{
+    static const uint64_t want[5] = {6457827717110365317ull, 3203168211198807973ull,
+                                     9817491932198370423ull, 4593380528125082431ull,
+                                     16408922859458223821ull};
+    base_rng r = {1234567}, z = {0};
+    (void)state;
+    for (int i = 0; i < 5; i++)
+        assert_true(base_rng_next(&r) == want[i]);
+    assert_true(base_rng_next(&z) == 0xe220a8397b1dcdafull);
+    assert_true(base_rng_next(&z) == 0x6e789e6aa1b965f4ull);
+}
+
+/* The state is the caller's word: equal seeds give equal sequences, and
+ * below() is next() modulo n (the sequences the old copies gave). */
+static void test_rng_reproducible(void **state)
+{
+    base_rng a = {2024}, b = {2024}, c = {2025};
+    int differ = 0;
+    (void)state;
+    for (int i = 0; i < 100; i++) {
+        uint64_t x = base_rng_next(&a), y = base_rng_next(&b);
+        assert_true(x == y);
+        differ += x != base_rng_next(&c);
+    }
+    assert_int_equal(differ, 100);
+    for (int n = 1; n < 50; n++) {
+        base_rng d = a;
+        assert_int_equal(base_rng_below(&a, n), (int)(base_rng_next(&d) % (uint64_t)n));
+        assert_true(a.s == d.s);
+    }
+}
+
+static void test_rng_ranges(void **state)
+{
+    base_rng r = {7};
+    int seen[7] = {0};
+    double sum = 0, lo = 1, hi = 0;
+    (void)state;
+    for (int i = 0; i < 7000; i++) {
+        int k = base_rng_below(&r, 7);
+        assert_true(k >= 0 && k < 7);
+        seen[k]++;
+    }
+    for (int k = 0; k < 7; k++) /* about 1000 each */
+        assert_true(seen[k] > 800 && seen[k] < 1200);
+    for (int i = 0; i < 100; i++)
+        assert_int_equal(base_rng_below(&r, 1), 0);
+    for (int i = 0; i < 10000; i++) {
+        double u = base_rng_unit(&r);
+        assert_true(u >= 0.0 && u < 1.0);
+        sum += u;
+        lo = u < lo ? u : lo;
+        hi = u > hi ? u : hi;
+    }
+    assert_true(sum / 10000 > 0.48 && sum / 10000 < 0.52);
+    assert_true(lo < 0.01 && hi > 0.99);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -63,6 +125,9 @@ int main(void)
         cmocka_unit_test(test_err_set_and_prefix),
         cmocka_unit_test(test_log_levels),
         cmocka_unit_test(test_clock_monotonic),
+        cmocka_unit_test(test_rng_known_outputs),
+        cmocka_unit_test(test_rng_reproducible),
+        cmocka_unit_test(test_rng_ranges),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -392,6 +392,23 @@ static void test_recorded_and_resumed(void **state)
     }
     ref_free(r);
     db_close(store);
+    /* The export leaves the taken-back move out, so refereeing it again
+     * gives the stored verdicts: two legal moves, then the illegal one. */
+    {
+        char idtext[32];
+        th_run ex, rf;
+        snprintf(idtext, sizeof idtext, "%lld", (long long)id);
+        assert_int_equal(th_tablecam(&ex, NULL, (const char *[]){"export", "--db", path, idtext, NULL}), 0);
+        assert_int_equal(ex.status, 0);
+        assert_int_equal(th_count_lines(ex.out), 4);
+        assert_int_equal(th_tablecam(&rf, ex.out, (const char *[]){"referee", "--game", "qwirkle", "-", NULL}), 0);
+        assert_int_equal(rf.status, 0);
+        assert_int_equal(th_count_lines(rf.out), 4);
+        assert_non_null(strstr(rf.out, "\"seq\":3,\"player\":0,\"legal\":false,\"rule\":\"line-duplicate\""));
+        assert_non_null(strstr(rf.out, "\"final\":true,\"over\":false,\"scores\":[2,2]"));
+        th_run_free(&ex);
+        th_run_free(&rf);
+    }
     th_rmtree(dir);
     free(path);
     free(dir);

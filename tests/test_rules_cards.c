@@ -14,6 +14,7 @@
 
 #include "harness.h"
 #include "rules.h"
+#include "rules_play.h"
 
 /* ---- helpers ---- */
 
@@ -761,38 +762,7 @@ static void test_clone(void **state)
     rules_game_free(g);
 }
 
-/* ---- random games: a PRNG of our own ---- */
-
-typedef struct rng {
-    uint64_t s;
-} rng;
-
-static uint64_t rng_next(rng *r)
-{
-    uint64_t z = (r->s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-static int rng_below(rng *r, int n) { return (int)(rng_next(r) % (uint64_t)n); }
-
-typedef struct moves {
-    int n, cap;
-    rules_move *m;
-} moves;
-
-static int collect(void *ctx, const rules_move *m)
-{
-    moves *ms = ctx;
-    if (ms->n == ms->cap) {
-        ms->cap = ms->cap ? ms->cap * 2 : 64;
-        ms->m = realloc(ms->m, sizeof *ms->m * (size_t)ms->cap);
-        assert_non_null(ms->m);
-    }
-    ms->m[ms->n++] = *m;
-    return 0;
-}
+/* ---- random games (base_rng, tests/rules_play.h) ---- */
 
 typedef struct deal {
     int deck[52], ndeck, top;
@@ -807,38 +777,25 @@ static void to_piece(int card, rules_piece *p)
     p->b = (uint8_t)(card / 13);
 }
 
-static void sb_add(char **buf, size_t *len, size_t *cap, const char *s)
-{
-    size_t n = strlen(s);
-    if (*len + n + 2 > *cap) {
-        *cap = (*len + n + 2) * 2;
-        *buf = realloc(*buf, *cap);
-    }
-    memcpy(*buf + *len, s, n);
-    *len += n;
-    (*buf)[(*len)++] = '\n';
-    (*buf)[*len] = '\0';
-}
-
 /* Plays one random game with real hands, checking each move with the
  * engine, and returns its record; expected[k] gets the scores after event
  * k.  show: percent of events that carry the hand. */
 static char *random_game(uint64_t seed, int nplayers, const char *options, int show,
                          int (*expected)[4], int *nevents, rules_status *final)
 {
-    rng r = {seed};
+    base_rng r = {seed};
     deal d;
     rules_game *g;
-    char header[512], name[4], *buf = NULL;
-    size_t len = 0, cap = 0;
-    moves ms = {0};
+    char header[512], name[4];
+    rp_record rec = {0};
+    rp_moves ms = {0};
     cJSON *h;
     base_err err;
 
     for (int i = 0; i < 52; i++)
         d.deck[i] = i;
     for (int i = 51; i > 0; i--) {
-        int j = rng_below(&r, i + 1), t = d.deck[i];
+        int j = base_rng_below(&r, i + 1), t = d.deck[i];
         d.deck[i] = d.deck[j];
         d.deck[j] = t;
     }
@@ -862,7 +819,7 @@ static char *random_game(uint64_t seed, int nplayers, const char *options, int s
     if (rules_game_new("cards", h, &err, &g) != 0)
         fail_msg("%s", err.msg);
     cJSON_Delete(h);
-    sb_add(&buf, &len, &cap, header);
+    assert_int_equal(rp_record_line(&rec, header), 0);
     *nevents = 0;
 
     for (;;) {
@@ -870,8 +827,6 @@ static char *random_game(uint64_t seed, int nplayers, const char *options, int s
         rules_piece hand[RULES_MAX_HAND];
         rules_move m;
         rules_verdict v;
-        cJSON *ev;
-        char *line;
         int p, nh, pick, rc;
 
         rules_game_status(g, &st);
@@ -887,15 +842,16 @@ static char *random_game(uint64_t seed, int nplayers, const char *options, int s
         for (int i = 0; i < nh; i++)
             to_piece(d.hand[p][i], &hand[i]);
         ms.n = 0;
-        rc = rules_generate(g, p, hand, nh, collect, &ms);
+        rc = rules_generate(g, p, hand, nh, rp_collect, &ms);
+        assert_non_null(ms.m);
         assert_int_equal(rc, ms.n);
         assert_true(ms.n >= 1);
-        pick = rng_below(&r, ms.n);
+        pick = base_rng_below(&r, ms.n);
         m = ms.m[pick];
-        if (d.nhand[p] > RULES_MAX_HAND || rng_below(&r, 100) >= show) {
+        if (d.nhand[p] > RULES_MAX_HAND || base_rng_below(&r, 100) >= show) {
             m.nhand = -1;
             /* Hidden hands may pass even when a card fits. */
-            if (rng_below(&r, 10) == 0) {
+            if (base_rng_below(&r, 10) == 0) {
                 rules_move_init(&m, RULES_MOVE_PASS);
             }
         }
@@ -911,18 +867,12 @@ static char *random_game(uint64_t seed, int nplayers, const char *options, int s
         }
         memcpy(expected[*nevents], v.scores, sizeof expected[0]);
         ++*nevents;
-        ev = cJSON_CreateObject();
-        cJSON_AddNumberToObject(ev, "player", p);
-        cJSON_AddItemToObject(ev, "move", rules_move_to_json("cards", &m));
-        line = cJSON_PrintUnformatted(ev);
-        sb_add(&buf, &len, &cap, line);
-        free(line);
-        cJSON_Delete(ev);
+        assert_int_equal(rp_record_event(&rec, "cards", p, &m), 0);
     }
     rules_game_status(g, final);
-    free(ms.m);
+    rp_moves_free(&ms);
     rules_game_free(g);
-    return buf;
+    return rec.text;
 }
 
 static void replay(const char *record, int (*expected)[4], int nevents, const rules_status *fin)
@@ -1014,7 +964,7 @@ static int stop_at_first(void *ctx, const rules_move *m)
 
 static void test_generate_matches_check(void **state)
 {
-    rng r = {99};
+    base_rng r = {99};
     int checked = 0;
     (void)state;
     for (int game = 0; game < 6; game++) {
@@ -1027,7 +977,7 @@ static void test_generate_matches_check(void **state)
             int n = rules_position(g, pos, 64), minx = 0, maxx = 0, miny = 0, maxy = 0;
             int nh = 0, gen = 0, brute = 0, p;
             bool used[52];
-            moves ms = {0};
+            rp_moves ms = {0};
             rules_move *play;
             rules_verdict v;
 
@@ -1046,7 +996,7 @@ static void test_generate_matches_check(void **state)
              * player holds after this turn's draw (passes make it grow). */
             assert_true(st.hand[p] + 1 <= RULES_MAX_HAND);
             while (nh < st.hand[p] + (st.bag > 0)) {
-                int c = rng_below(&r, 52);
+                int c = base_rng_below(&r, 52);
                 if (used[c])
                     continue;
                 used[c] = true;
@@ -1074,18 +1024,19 @@ static void test_generate_matches_check(void **state)
                 checked++;
             }
             /* Every generated move is legal; play a random one. */
-            rules_generate(g, p, hand, nh, collect, &ms);
+            rules_generate(g, p, hand, nh, rp_collect, &ms);
+            assert_non_null(ms.m);
             for (int i = 0; i < ms.n; i++) {
                 assert_int_equal(rules_check(g, p, &ms.m[i], &v), 0);
                 if (!v.legal)
                     fail_msg("generated move refused: %s %s", v.rule, v.reason);
             }
-            play = &ms.m[rng_below(&r, ms.n)];
+            play = &ms.m[base_rng_below(&r, ms.n)];
             assert_int_equal(rules_apply(g, p, play, &v), 0);
             assert_true(v.legal);
             if (play->type == RULES_MOVE_PLACE)
                 seen[play->pieces[0].b * 13 + play->pieces[0].a - 1] = true;
-            free(ms.m);
+            rp_moves_free(&ms);
         }
         rules_game_free(g);
     }

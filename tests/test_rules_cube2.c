@@ -17,6 +17,7 @@
 
 #include "harness.h"
 #include "rules.h"
+#include "rules_play.h"
 
 #define BIG_BOARD "{\"cols\":10,\"rows\":10,\"home\":[[5,9],[4,0]]}"
 #define OFF -1
@@ -702,35 +703,7 @@ static void test_swap(void **state)
 
 /* ---- random games through the real binary ---- */
 
-typedef struct rng {
-    uint64_t s;
-} rng;
-
-static uint64_t rng_next(rng *r)
-{
-    /* splitmix64 */
-    uint64_t z = (r->s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-static int rng_below(rng *r, int n) { return (int)(rng_next(r) % (uint64_t)n); }
-
 #define NGAMES 40
-
-typedef struct movelist {
-    int n;
-    rules_move m[2048];
-} movelist;
-
-static int collect(void *ctx, const rules_move *m)
-{
-    movelist *l = ctx;
-    if (l->n < 2048)
-        l->m[l->n++] = *m;
-    return 0;
-}
 
 /* A 24x2 board where each player's twelve pieces wait in a line behind
  * their home square, each cube in front of its cylinder: player 0 on row 0
@@ -789,14 +762,15 @@ static void test_end_and_winner(void **state)
         if (!done) {
             /* The last piece may be held back by the open-piece rule: a
              * waiting move of another piece, off both rows' ends. */
-            movelist *l = malloc(sizeof *l);
-            l->n = 0;
-            rules_generate(g, pl, NULL, -1, collect, l);
+            rp_moves *l = calloc(1, sizeof *l);
+            assert_non_null(l);
+            rules_generate(g, pl, NULL, -1, rp_collect, l);
             for (int i = 0; i < l->n && !done; i++)
                 if (l->m[i].type == RULES_MOVE_MOVE && !l->m[i].to_off &&
                     l->m[i].to[1] != pl && l->m[i].to[0] > 0 && l->m[i].to[0] < 23)
                     done = end_try(g, pl, l->m[i].from[0], l->m[i].from[1], l->m[i].to[0],
                                    l->m[i].to[1], &v);
+            rp_moves_free(l);
             free(l);
         }
         if (!done) {
@@ -819,7 +793,7 @@ static void test_end_and_winner(void **state)
 
 /* Every (from, to) pair the board allows, and "off", is legal by
  * rules_check exactly when the generator lists it. */
-static void check_generator_agrees(const rules_game *g, int pl, const movelist *l, int cols,
+static void check_generator_agrees(const rules_game *g, int pl, const rp_moves *l, int cols,
                                    int rows)
 {
     int legal = 0;
@@ -849,14 +823,14 @@ static void check_generator_agrees(const rules_game *g, int pl, const movelist *
 
 /* Picks a move: an exit when there is one, often the move that brings a
  * piece the player can take off closest to their home square, else any. */
-static const rules_move *pick(rng *r, const movelist *l, const rules_game *g, int pl,
+static const rules_move *pick(base_rng *r, const rp_moves *l, const rules_game *g, int pl,
                               const int home[2], unsigned have)
 {
     int best = -1, bestgain = 0;
     for (int i = 0; i < l->n; i++)
         if (l->m[i].type == RULES_MOVE_MOVE && l->m[i].to_off)
             return &l->m[i];
-    if (rng_below(r, 10) < 7) {
+    if (base_rng_below(r, 10) < 7) {
         for (int i = 0; i < l->n; i++) {
             const rules_move *m = &l->m[i];
             int t, gain;
@@ -867,7 +841,7 @@ static const rules_move *pick(rng *r, const movelist *l, const rules_game *g, in
                 continue;
             gain = abs(m->from[0] - home[0]) + abs(m->from[1] - home[1]) -
                    abs(m->to[0] - home[0]) - abs(m->to[1] - home[1]);
-            if (gain > bestgain || (gain == bestgain && gain > 0 && rng_below(r, 2))) {
+            if (gain > bestgain || (gain == bestgain && gain > 0 && base_rng_below(r, 2))) {
                 best = i;
                 bestgain = gain;
             }
@@ -876,7 +850,7 @@ static const rules_move *pick(rng *r, const movelist *l, const rules_game *g, in
             return &l->m[best];
     }
     (void)pl;
-    return &l->m[rng_below(r, l->n)];
+    return &l->m[base_rng_below(r, l->n)];
 }
 
 static void test_random_games_replayed(void **state)
@@ -885,7 +859,7 @@ static void test_random_games_replayed(void **state)
     int finished = 0, swaps = 0;
     (void)state;
     for (int gi = 0; gi < NGAMES; gi++) {
-        rng r = {.s = 0xc0be2ull + (uint64_t)gi * 7919u};
+        base_rng r = {.s = 0xc0be2ull + (uint64_t)gi * 7919u};
         /* Every third game sets up with "place" events, every fourth plays
          * with the swap option; every fifth moves at random throughout. */
         bool by_events = gi % 3 == 1, swap = gi % 4 == 2, aimless = gi % 5 == 4;
@@ -895,11 +869,11 @@ static void test_random_games_replayed(void **state)
         const int home[2][2] = {{3, 5}, {2, 0}};
         int squares[36], nsq = 0, nevents = 0;
         unsigned have[2] = {0, 0};
-        char *text, *path, name[32];
-        size_t cap = 1 << 16, len;
+        char *path, name[32];
+        rp_record rec = {0};
         th_run run;
         rules_verdict last;
-        movelist *l = malloc(sizeof *l);
+        rp_moves *l = calloc(1, sizeof *l);
         int *scores = malloc(sizeof(int) * 2 * 2000);
         assert_non_null(l);
 
@@ -908,7 +882,7 @@ static void test_random_games_replayed(void **state)
             if (sq != 5 * 6 + 3 && sq != 0 * 6 + 2)
                 squares[nsq++] = sq;
         for (int i = nsq - 1; i > 0; i--) {
-            int j = rng_below(&r, i + 1), t = squares[i];
+            int j = base_rng_below(&r, i + 1), t = squares[i];
             squares[i] = squares[j];
             squares[j] = t;
         }
@@ -927,11 +901,9 @@ static void test_random_games_replayed(void **state)
             }
         }
         assert_int_equal(rules_game_new("cube2", h, &err, &g), 0);
-        text = malloc(cap);
-        len = 0;
         {
             char *hs = cJSON_PrintUnformatted(h);
-            len += (size_t)snprintf(text + len, cap - len, "%s\n", hs);
+            assert_int_equal(rp_record_line(&rec, hs), 0);
             free(hs);
         }
         cJSON_Delete(h);
@@ -940,13 +912,11 @@ static void test_random_games_replayed(void **state)
             rules_status st;
             const rules_move *m;
             rules_move chosen;
-            cJSON *ev, *mj;
-            char *es;
             rules_game_status(g, &st);
             if (st.over)
                 break;
             l->n = 0;
-            assert_true(rules_generate(g, st.to_move, NULL, -1, collect, l) > 0);
+            assert_true(rules_generate(g, st.to_move, NULL, -1, rp_collect, l) > 0);
             if (gi < 10 && nevents % 3 == 0)
                 check_generator_agrees(g, st.to_move, l, 6, 6);
             m = NULL;
@@ -954,7 +924,7 @@ static void test_random_games_replayed(void **state)
                 if (l->m[i].type == RULES_MOVE_SWAP)
                     m = &l->m[i];
             if (!m)
-                m = aimless ? &l->m[rng_below(&r, l->n)]
+                m = aimless ? &l->m[base_rng_below(&r, l->n)]
                             : pick(&r, l, g, st.to_move, home[st.to_move], have[st.to_move]);
             chosen = *m;
             if (chosen.type == RULES_MOVE_SWAP) {
@@ -970,18 +940,7 @@ static void test_random_games_replayed(void **state)
                 have[st.to_move] |= 1u << (last.extra[0].a * 2 + last.extra[0].b);
             scores[2 * nevents] = last.scores[0];
             scores[2 * nevents + 1] = last.scores[1];
-            ev = cJSON_CreateObject();
-            cJSON_AddNumberToObject(ev, "player", st.to_move);
-            mj = rules_move_to_json("cube2", &chosen);
-            cJSON_AddItemToObject(ev, "move", mj);
-            es = cJSON_PrintUnformatted(ev);
-            cJSON_Delete(ev);
-            if (len + strlen(es) + 2 > cap) {
-                cap *= 2;
-                text = realloc(text, cap);
-            }
-            len += (size_t)snprintf(text + len, cap - len, "%s\n", es);
-            free(es);
+            assert_int_equal(rp_record_event(&rec, "cube2", st.to_move, &chosen), 0);
         }
         if (!aimless && last.over && last.winners) {
             finished++;
@@ -989,7 +948,7 @@ static void test_random_games_replayed(void **state)
         }
         snprintf(name, sizeof name, "game%d.jsonl", gi);
         path = th_path(dir, name);
-        assert_int_equal(th_write_file(path, text), 0);
+        assert_int_equal(th_write_file(path, rec.text), 0);
         assert_int_equal(th_tablecam(&run, NULL,
                                      (const char *[]){"referee", "--game", "cube2", path, NULL}),
                          0);
@@ -1021,7 +980,8 @@ static void test_random_games_replayed(void **state)
         }
         th_run_free(&run);
         free(path);
-        free(text);
+        free(rec.text);
+        rp_moves_free(l);
         free(l);
         free(scores);
         rules_game_free(g);

@@ -13,6 +13,7 @@
 
 #include "harness.h"
 #include "rules.h"
+#include "rules_play.h"
 
 enum { R = RULES_RED, O = RULES_ORANGE, Y = RULES_YELLOW, G = RULES_GREEN, B = RULES_BLUE,
        P = RULES_PURPLE, K = RULES_BLACK, W = RULES_WHITE };
@@ -904,16 +905,8 @@ static void check_generator(rules_game *g, const rules_piece *hand, int nhand)
 
 /* ---- random full games ---- */
 
-static uint64_t rnd(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
 typedef struct sim {
-    uint64_t rng;
+    base_rng rng;
     int n;
     bool bridge, fill_void, draw3, solo;
     int rounds;
@@ -924,25 +917,10 @@ typedef struct sim {
     int expect[RULES_MAX_PLAYERS];
     int round_pts[RULES_MAX_PLAYERS];
     rules_game *g;
-    char *rec;
-    size_t len, cap;
+    rp_record rec;
     int events, checks;
     int ends_empty, ends_other;
 } sim;
-
-static void sim_append(sim *s, const char *line)
-{
-    size_t n = strlen(line);
-    if (s->len + n + 2 > s->cap) {
-        s->cap = (s->len + n + 2) * 2;
-        s->rec = realloc(s->rec, s->cap);
-        assert_non_null(s->rec);
-    }
-    memcpy(s->rec + s->len, line, n);
-    s->len += n;
-    s->rec[s->len++] = '\n';
-    s->rec[s->len] = '\0';
-}
 
 static bool same_piece(const rules_piece *h, const rules_piece *p)
 {
@@ -961,10 +939,8 @@ static void sim_take(rules_piece *arr, int *n, int i)
 static rules_verdict sim_event(sim *s, int player, rules_move *m)
 {
     rules_verdict v;
-    cJSON *ev, *mv;
-    char *text;
     if (m->type != RULES_MOVE_REVEAL && s->nhand[player] <= RULES_MAX_HAND &&
-        rnd(&s->rng) % 2) {
+        base_rng_below(&s->rng, 2)) {
         m->nhand = s->nhand[player];
         memcpy(m->hand, s->hand[player], sizeof m->hand[0] * (size_t)m->nhand);
     }
@@ -972,15 +948,7 @@ static rules_verdict sim_event(sim *s, int player, rules_move *m)
     if (!v.legal)
         fail_msg("event %d by player %d is illegal: %s: %s", s->events + 1, player, v.rule,
                  v.reason);
-    ev = cJSON_CreateObject();
-    cJSON_AddNumberToObject(ev, "player", player);
-    mv = rules_move_to_json("cubed", m);
-    assert_non_null(mv);
-    cJSON_AddItemToObject(ev, "move", mv);
-    text = cJSON_PrintUnformatted(ev);
-    sim_append(s, text);
-    free(text);
-    cJSON_Delete(ev);
+    assert_int_equal(rp_record_event(&s->rec, "cubed", player, m), 0);
     s->events++;
     return v;
 }
@@ -996,7 +964,7 @@ static void sim_deal(sim *s)
         s->nhand[p] = 0;
         s->round_pts[p] = 0;
         for (int i = 0; i < deal[s->n]; i++) {
-            int k = (int)(rnd(&s->rng) % (uint64_t)s->nbag);
+            int k = base_rng_below(&s->rng, s->nbag);
             s->hand[p][s->nhand[p]++] = s->bag[k];
             sim_take(s->bag, &s->nbag, k);
         }
@@ -1006,7 +974,7 @@ static void sim_deal(sim *s)
 static void sim_draw(sim *s, int player)
 {
     rules_move m;
-    int k = (int)(rnd(&s->rng) % (uint64_t)s->nbag);
+    int k = base_rng_below(&s->rng, s->nbag);
     rules_move_init(&m, RULES_MOVE_DRAW);
     sim_event(s, player, &m);
     s->hand[player][s->nhand[player]++] = s->bag[k];
@@ -1036,7 +1004,7 @@ static void sim_check_counts(sim *s)
 /* Places one of the generated moves; true when the bridge bonus applies. */
 static bool sim_place(sim *s, int player, collect *c)
 {
-    rules_piece pos[128], p = c->p[rnd(&s->rng) % (uint64_t)c->n];
+    rules_piece pos[128], p = c->p[base_rng_below(&s->rng, c->n)];
     int n = rules_position(s->g, pos, 128), h;
     unsigned nb;
     /* Voids are rare in random play: fill one whenever the option pays. */
@@ -1053,8 +1021,8 @@ static bool sim_place(sim *s, int player, collect *c)
     assert_true(h < s->nhand[player]);
     sim_take(s->hand[player], &s->nhand[player], h);
     if (s->fill_void && nb == 0x3f && s->nhand[player] >= 1 && s->n > 1) {
-        int to = (player + 1 + (int)(rnd(&s->rng) % (uint64_t)(s->n - 1))) % s->n;
-        int k = (int)(rnd(&s->rng) % (uint64_t)s->nhand[player]);
+        int to = (player + 1 + base_rng_below(&s->rng, s->n - 1)) % s->n;
+        int k = base_rng_below(&s->rng, s->nhand[player]);
         m.give = (int8_t)to;
         /* the hand shown is the one before the move */
         s->hand[player][s->nhand[player]++] = p;
@@ -1087,33 +1055,33 @@ static void sim_turn(sim *s)
         rules_piece start;
         int k;
         do
-            k = (int)(rnd(&s->rng) % (uint64_t)s->nbag);
+            k = base_rng_below(&s->rng, s->nbag);
         while (s->bag[k].a == K || s->bag[k].b == K || s->bag[k].c == K);
         start = s->bag[k];
-        start.parity = (uint8_t)(rnd(&s->rng) % 2);
+        start.parity = (uint8_t)base_rng_below(&s->rng, 2);
         sim_take(s->bag, &s->nbag, k);
         place_move(&m, start);
         sim_event(s, player, &m);
         return;
     }
-    if (s->draw3 && s->nbag > 0 && rnd(&s->rng) % 8 == 0) {
-        int cnt = 1 + (int)(rnd(&s->rng) % 3), k;
+    if (s->draw3 && s->nbag > 0 && base_rng_below(&s->rng, 8) == 0) {
+        int cnt = 1 + base_rng_below(&s->rng, 3), k;
         if (cnt > s->nbag)
             cnt = s->nbag;
         rules_move_init(&m, RULES_MOVE_DRAW);
         m.count = (int8_t)cnt;
         sim_event(s, player, &m);
-        k = (int)(rnd(&s->rng) % (uint64_t)s->nbag); /* the one kept */
+        k = base_rng_below(&s->rng, s->nbag); /* the one kept */
         s->hand[player][s->nhand[player]++] = s->bag[k];
         sim_take(s->bag, &s->nbag, k);
         return;
     }
     sim_moves(s, player, &c);
-    if (s->checks < 3 && rnd(&s->rng) % 16 == 0) {
+    if (s->checks < 3 && base_rng_below(&s->rng, 16) == 0) {
         check_generator(s->g, s->hand[player], s->nhand[player]);
         s->checks++;
     }
-    while ((c.n == 0 || rnd(&s->rng) % 12 == 0) && draws < maxdraws && s->nbag > 0) {
+    while ((c.n == 0 || base_rng_below(&s->rng, 12) == 0) && draws < maxdraws && s->nbag > 0) {
         sim_draw(s, player);
         draws++;
         sim_moves(s, player, &c);
@@ -1129,7 +1097,7 @@ static void sim_turn(sim *s)
         rules_game_status(s->g, &st);
         assert_int_equal(st.to_move, player); /* the bonus piece */
         sim_moves(s, player, &c);
-        if (c.n > 0 && rnd(&s->rng) % 4 != 0) {
+        if (c.n > 0 && base_rng_below(&s->rng, 4) != 0) {
             sim_place(s, player, &c);
         } else {
             rules_move_init(&m, RULES_MOVE_PASS);
@@ -1201,7 +1169,7 @@ static void sim_game(uint64_t seed, int nplayers, const char *options, int *ends
     unsigned winners = 0;
 
     assert_non_null(s);
-    s->rng = seed;
+    s->rng.s = seed;
     s->n = nplayers;
     s->bridge = strstr(options, "bridge") != NULL;
     s->fill_void = strstr(options, "void") != NULL;
@@ -1211,7 +1179,7 @@ static void sim_game(uint64_t seed, int nplayers, const char *options, int *ends
     for (int i = 0; i < nplayers; i++)
         hn += (size_t)snprintf(header + hn, sizeof header - hn, "%s%s", i ? "," : "", names[i]);
     snprintf(header + hn, sizeof header - hn, "],\"options\":%s}", options);
-    sim_append(s, header);
+    assert_int_equal(rp_record_line(&s->rec, header), 0);
     h = cJSON_Parse(header);
     assert_non_null(h);
     if (rules_game_new("cubed", h, &err, &s->g) != 0)
@@ -1248,7 +1216,7 @@ static void sim_game(uint64_t seed, int nplayers, const char *options, int *ends
     /* Replay the record through the real binary. */
     dir = th_tmpdir();
     path = th_path(dir, "game.jsonl");
-    assert_int_equal(th_write_file(path, s->rec), 0);
+    assert_int_equal(th_write_file(path, s->rec.text), 0);
     assert_int_equal(th_tablecam(&run, NULL, (const char *[]){"referee", "--game", "cubed", path,
                                                              NULL}),
                      0);
@@ -1286,7 +1254,7 @@ static void sim_game(uint64_t seed, int nplayers, const char *options, int *ends
     *ends_empty += s->ends_empty;
     *ends_other += s->ends_other;
     rules_game_free(s->g);
-    free(s->rec);
+    free(s->rec.text);
     free(s);
 }
 
@@ -1322,7 +1290,7 @@ static void test_generator_matches_brute_force(void **state)
 {
     rules_game *g = mk("{\"game\":\"cubed\",\"players\":[\"A\",\"B\"]}");
     rules_piece all[77];
-    uint64_t rng = 42;
+    base_rng rng = {42};
     (void)state;
     for (int i = 0; i < NCATALOGUE; i++)
         all[i] = pc(0, 0, 0, catalogue_list[i][0], catalogue_list[i][1], catalogue_list[i][2]);
@@ -1357,7 +1325,7 @@ static void test_generator_matches_brute_force(void **state)
             free(c.p);
             break;
         }
-        ok_place(g, c.p[rnd(&rng) % (uint64_t)c.n]);
+        ok_place(g, c.p[base_rng_below(&rng, c.n)]);
         free(c.p);
         if (sim_reveal_phase(&(sim){.g = g}))
             break;

@@ -17,6 +17,7 @@
 
 #include "harness.h"
 #include "rules.h"
+#include "rules_play.h"
 
 /* ---- helpers ---- */
 
@@ -122,22 +123,6 @@ static void simple_move(rules_game *g, int player, int type, rules_verdict *v)
     assert_int_equal(rules_apply(g, player, &m, v), 0);
 }
 
-/* ---- a seeded PRNG of our own (splitmix64) ---- */
-
-typedef struct rng {
-    uint64_t s;
-} rng;
-
-static uint64_t rng_next(rng *r)
-{
-    uint64_t z = (r->s += UINT64_C(0x9E3779B97F4A7C15));
-    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
-    return z ^ (z >> 31);
-}
-
-static int rng_below(rng *r, int n) { return (int)(rng_next(r) % (uint64_t)n); }
-
 /* ---- a simulated table: real bag and hands, moves from the generator ---- */
 
 typedef struct sim {
@@ -147,7 +132,7 @@ typedef struct sim {
     int nbag;
     rules_piece hand[RULES_MAX_PLAYERS][6];
     int nh[RULES_MAX_PLAYERS];
-    rng r;
+    base_rng r;
     bool greedy;
     FILE *rec;                 /* the record, when written */
     int nevents;
@@ -155,11 +140,11 @@ typedef struct sim {
     int cap;
 } sim;
 
-static void sim_roll(sim *s, rules_piece *p) { p->b = (uint8_t)rng_below(&s->r, 6); }
+static void sim_roll(sim *s, rules_piece *p) { p->b = (uint8_t)base_rng_below(&s->r, 6); }
 
 static void sim_draw1(sim *s, int player)
 {
-    int k = rng_below(&s->r, s->nbag), c = 0;
+    int k = base_rng_below(&s->r, s->nbag), c = 0;
     rules_piece *p = &s->hand[player][s->nh[player]++];
     while (k >= s->bag[c])
         k -= s->bag[c++];
@@ -183,7 +168,7 @@ static void sim_start(sim *s, const char *header, int nplayers, uint64_t seed, F
     for (int p = 0; p < nplayers; p++)
         for (int i = 0; i < 6; i++)
             sim_draw1(s, p);
-    s->greedy = rng_below(&s->r, 2) == 0;
+    s->greedy = base_rng_below(&s->r, 2) == 0;
     s->rec = rec;
     if (rec)
         fprintf(rec, "%s\n", header);
@@ -198,7 +183,7 @@ static void sim_free(sim *s)
 typedef struct pick {
     const rules_game *g;
     int player;
-    rng *r;
+    base_rng *r;
     int count, best, ties;
     bool greedy;
     rules_move chosen;
@@ -219,10 +204,10 @@ static int pick_fn(void *ctx, const rules_move *m)
             pk->best = v.points;
             pk->ties = 1;
             pk->chosen = *m;
-        } else if (v.points == pk->best && rng_below(pk->r, ++pk->ties) == 0) {
+        } else if (v.points == pk->best && base_rng_below(pk->r, ++pk->ties) == 0) {
             pk->chosen = *m;
         }
-    } else if (rng_below(pk->r, pk->count) == 0) {
+    } else if (base_rng_below(pk->r, pk->count) == 0) {
         pk->chosen = *m;
     }
     return 0;
@@ -237,14 +222,10 @@ static void sim_record(sim *s, int player, const rules_move *m, const rules_verd
     }
     memcpy(s->scores[s->nevents++], v->scores, sizeof v->scores);
     if (s->rec) {
-        cJSON *ev = cJSON_CreateObject();
-        char *text;
-        cJSON_AddNumberToObject(ev, "player", player);
-        cJSON_AddItemToObject(ev, "move", rules_move_to_json("qwirkle", m));
-        text = cJSON_PrintUnformatted(ev);
+        char *text = rp_event_line("qwirkle", player, m);
+        assert_non_null(text);
         fprintf(s->rec, "%s\n", text);
         free(text);
-        cJSON_Delete(ev);
     }
 }
 
@@ -284,7 +265,7 @@ static void sim_turn(sim *s, rules_verdict *v)
                 }
         for (int i = 0; i < m.npieces && s->nbag > 0; i++)
             sim_draw1(s, p);
-    } else if (s->nh[p] < 6 && s->nbag > 0 && rng_below(&s->r, 2) == 0) {
+    } else if (s->nh[p] < 6 && s->nbag > 0 && base_rng_below(&s->r, 2) == 0) {
         rules_move_init(&m, RULES_MOVE_DRAW);
         assert_int_equal(rules_apply(s->g, p, &m, v), 0);
         assert_true(v->legal);
@@ -450,6 +431,10 @@ static void test_placement_rules(void **state)
     m.npieces = 1;
     m.pieces[0].a = RULES_BLACK;
     illegal_at(__LINE__, g, 0, &m, "bad-piece", (const char *const[]){"(0,0)", NULL});
+    /* A count beyond the move's array is refused before it is read. */
+    rules_move_init(&m, RULES_MOVE_PLACE);
+    m.npieces = RULES_MAX_MOVE_PIECES + 8;
+    illegal_at(__LINE__, g, 0, &m, "too-many-cubes", (const char *const[]){"places 40", NULL});
     /* Moves that are not this game's. */
     rules_move_init(&m, RULES_MOVE_PASS);
     illegal_at(__LINE__, g, 0, &m, "unknown-move", (const char *const[]){"pass", NULL});
@@ -644,7 +629,7 @@ static void test_first_turn_matches_generator(void **state)
     rules_game *loose = new_game("{\"players\":[\"a\",\"b\"],\"options\":"
                                  "{\"first_turn_max\":false}}");
     rules_game *strict = new_game(NULL);
-    rng r = {77};
+    base_rng r = {77};
     int mins = 0;
     (void)state;
     for (int trial = 0; trial < 300; trial++) {
@@ -654,8 +639,8 @@ static void test_first_turn_matches_generator(void **state)
         for (int i = 0; i < 6; i++) {
             memset(&hand[i], 0, sizeof hand[i]);
             /* Few colours and shapes, so that short maxima occur too. */
-            hand[i].a = (uint8_t)rng_below(&r, 1 + trial % 6);
-            hand[i].b = (uint8_t)rng_below(&r, 1 + (trial / 6) % 6);
+            hand[i].a = (uint8_t)base_rng_below(&r, 1 + trial % 6);
+            hand[i].b = (uint8_t)base_rng_below(&r, 1 + (trial / 6) % 6);
             hand[i].owner = -1;
         }
         assert_true(rules_generate(loose, 0, hand, 6, sizes_fn, &z) > 0);
@@ -913,7 +898,7 @@ static void test_deadlock_end(void **state)
             p = st.to_move;
             /* Place (any generated move) with one chance in three. */
             w.nh = 1;
-            if (rng_below(&s.r, 3) == 0 &&
+            if (base_rng_below(&s.r, 3) == 0 &&
                 rules_generate(s.g, p, s.hand[p], s.nh[p], whole_fn, &w) >= 0 && w.count > 0) {
                 sim_turn(&s, &v); /* the sim places when it can */
                 assert_true(v.legal);
@@ -1322,20 +1307,20 @@ static void cross_check(sim *s)
     memcpy(m.hand, s->hand[p], sizeof m.hand[0] * (size_t)s->nh[p]);
     /* Random larger candidates along lines near the board. */
     for (int trial = 0; trial < 400; trial++) {
-        int k = 2 + rng_below(&s->r, s->nh[p] > 2 ? s->nh[p] - 1 : 1), axis = rng_below(&s->r, 2);
+        int k = 2 + base_rng_below(&s->r, s->nh[p] > 2 ? s->nh[p] - 1 : 1), axis = base_rng_below(&s->r, 2);
         int perm[6], x, y;
-        const rules_piece *anchor = &pos[rng_below(&s->r, npos)];
+        const rules_piece *anchor = &pos[base_rng_below(&s->r, npos)];
         if (k > s->nh[p])
             continue;
         for (int i = 0; i < s->nh[p]; i++)
             perm[i] = i;
         for (int i = s->nh[p] - 1; i > 0; i--) {
-            int j = rng_below(&s->r, i + 1), t = perm[i];
+            int j = base_rng_below(&s->r, i + 1), t = perm[i];
             perm[i] = perm[j];
             perm[j] = t;
         }
-        x = anchor->x + (axis == 0 ? -rng_below(&s->r, 7) : rng_below(&s->r, 3) - 1);
-        y = anchor->y + (axis == 1 ? -rng_below(&s->r, 7) : rng_below(&s->r, 3) - 1);
+        x = anchor->x + (axis == 0 ? -base_rng_below(&s->r, 7) : base_rng_below(&s->r, 3) - 1);
+        y = anchor->y + (axis == 1 ? -base_rng_below(&s->r, 7) : base_rng_below(&s->r, 3) - 1);
         m.npieces = 0;
         for (int i = 0, u = 0; i < k && u < 12; u++) {
             int cx = axis == 0 ? x + u : x, cy = axis == 0 ? y : y + u;

@@ -14,16 +14,9 @@
 
 #include "harness.h"
 #include "rules.h"
+#include "rules_play.h"
 
 /* ---- helpers ---- */
-
-static uint64_t rng_next(uint64_t *s) /* splitmix64 */
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
 
 static cJSON *parse(const char *text)
 {
@@ -226,30 +219,14 @@ static int pick_cb(void *ctx, const rules_move *m)
     return 0;
 }
 
-typedef struct collect {
-    int n, cap;
-    rules_move *m;
-} collect;
-
-static int collect_cb(void *ctx, const rules_move *m)
+/* Every legal move of the player to move (rp_moves_free() it). */
+static rp_moves legal_moves(const rules_game *g)
 {
-    collect *c = ctx;
-    if (c->n == c->cap) {
-        c->cap = c->cap ? 2 * c->cap : 64;
-        c->m = realloc(c->m, sizeof *c->m * (size_t)c->cap);
-        assert_non_null(c->m);
-    }
-    c->m[c->n++] = *m;
-    return 0;
-}
-
-/* Every legal move of the player to move (free .m). */
-static collect legal_moves(const rules_game *g)
-{
-    collect c = {0, 0, NULL};
+    rp_moves c = {0};
     rules_status st;
     rules_game_status(g, &st);
-    assert_true(rules_generate(g, st.to_move, NULL, -1, collect_cb, &c) == c.n);
+    assert_true(rules_generate(g, st.to_move, NULL, -1, rp_collect, &c) == c.n);
+    assert_true(c.n == 0 || c.m != NULL);
     return c;
 }
 
@@ -310,7 +287,7 @@ static void compare_with_oracle(const rules_game *g, const shapes *S, int entry)
 }
 
 /* One random move of the player to move; false when there is none. */
-static bool random_move(const rules_game *g, uint64_t *seed, rules_move *m)
+static bool random_move(const rules_game *g, base_rng *seed, rules_move *m)
 {
     rules_status st;
     int n = 0;
@@ -319,7 +296,7 @@ static bool random_move(const rules_game *g, uint64_t *seed, rules_move *m)
     rules_generate(g, st.to_move, NULL, -1, count_cb, &n);
     if (n == 0)
         return false;
-    p.want = (int)(rng_next(seed) % (uint64_t)n);
+    p.want = base_rng_below(seed, n);
     p.seen = 0;
     rules_generate(g, st.to_move, NULL, -1, pick_cb, &p);
     *m = p.m;
@@ -361,7 +338,7 @@ static void test_generator_matches_oracle(void **state)
     shapes_build(&S);
     for (int entry = 0; entry < 3; entry++)
         for (int game = 0; game < 4; game++) {
-            uint64_t seed = 1000u * (unsigned)entry + (unsigned)game;
+            base_rng seed = {1000u * (unsigned)entry + (unsigned)game};
             rules_game *g = new_game(headers[entry]);
             rules_move m;
             rules_verdict v;
@@ -590,7 +567,7 @@ static void test_stuck_player_loses(void **state)
 {
     (void)state;
     for (uint64_t seed0 = 1; seed0 < 200; seed0++) {
-        uint64_t seed = seed0;
+        base_rng seed = {seed0};
         rules_game *g = new_game(NULL);
         rules_status st;
         rules_verdict v;
@@ -638,7 +615,7 @@ static bool fill_search(rules_game **gp, long *budget)
     rules_piece pos[16];
     bool occ[64] = {false};
     int npos = rules_position(*gp, pos, 16), low = 0;
-    collect c;
+    rp_moves c;
     bool found = false;
 
     rules_game_status(*gp, &st);
@@ -672,7 +649,7 @@ static bool fill_search(rules_game **gp, long *budget)
             rules_game_free(child);
         }
     }
-    free(c.m);
+    rp_moves_free(&c);
     return found;
 }
 
@@ -795,25 +772,13 @@ static void test_codec_errors(void **state)
 
 /* ---- random games through the real binary ---- */
 
-static char *append(char *buf, size_t *len, const char *line)
-{
-    size_t n = strlen(line);
-    buf = realloc(buf, *len + n + 2);
-    assert_non_null(buf);
-    memcpy(buf + *len, line, n);
-    buf[*len + n] = '\n';
-    buf[*len + n + 1] = '\0';
-    *len += n + 1;
-    return buf;
-}
-
 static void test_random_games_through_referee(void **state)
 {
     char *dir = th_tmpdir();
     (void)state;
     assert_non_null(dir);
     for (uint64_t gi = 0; gi < 12; gi++) {
-        uint64_t seed = 77 + gi;
+        base_rng seed = {77 + gi};
         const char *header = gi % 3 == 0   ? "{\"game\":\"stack4\",\"players\":[\"Ann\",\"Bob\"]}"
                              : gi % 3 == 1 ? "{\"game\":\"stack4\",\"players\":[\"Ann\",\"Bob\"],"
                                              "\"options\":{\"entry\":\"drop\"}}"
@@ -822,20 +787,18 @@ static void test_random_games_through_referee(void **state)
         cJSON *h = parse(header);
         rules_game *g = NULL;
         base_err err;
-        char *rec = NULL, *path, name[32];
-        size_t len = 0;
+        char *path, name[32];
+        rp_record rec = {0};
         int nev = 0, scores[16][2];
         rules_status st;
         th_run r;
 
         assert_int_equal(rules_game_new("stack4", h, &err, &g), 0);
         cJSON_Delete(h);
-        rec = append(rec, &len, header);
+        assert_int_equal(rp_record_line(&rec, header), 0);
         for (;;) {
             rules_move m;
             rules_verdict v;
-            cJSON *ev;
-            char *line;
             rules_game_status(g, &st);
             if (st.over)
                 break;
@@ -843,17 +806,11 @@ static void test_random_games_through_referee(void **state)
             assert_int_equal(rules_apply(g, st.to_move, &m, &v), 0);
             assert_true(v.legal);
             memcpy(scores[nev++], v.scores, sizeof scores[0]);
-            ev = cJSON_CreateObject();
-            cJSON_AddNumberToObject(ev, "player", st.to_move);
-            cJSON_AddItemToObject(ev, "move", rules_move_to_json("stack4", &m));
-            line = cJSON_PrintUnformatted(ev);
-            rec = append(rec, &len, line);
-            free(line);
-            cJSON_Delete(ev);
+            assert_int_equal(rp_record_event(&rec, "stack4", st.to_move, &m), 0);
         }
         snprintf(name, sizeof name, "game%d.jsonl", (int)gi);
         path = th_path(dir, name);
-        assert_int_equal(th_write_file(path, rec), 0);
+        assert_int_equal(th_write_file(path, rec.text), 0);
         assert_int_equal(th_tablecam(&r, NULL, (const char *[]){"referee", "--game", "stack4",
                                                                path, NULL}), 0);
         assert_int_equal(r.status, 0);
@@ -881,7 +838,7 @@ static void test_random_games_through_referee(void **state)
         }
         th_run_free(&r);
         free(path);
-        free(rec);
+        free(rec.text);
         rules_game_free(g);
     }
     th_rmtree(dir);
@@ -945,7 +902,7 @@ static void test_referee_illegal_moves(void **state)
 static int brute(const rules_game *g)
 {
     rules_status st;
-    collect c;
+    rp_moves c;
     int best = -1;
     rules_game_status(g, &st);
     if (st.over)
@@ -962,7 +919,7 @@ static int brute(const rules_game *g)
         if (val > best)
             best = val;
     }
-    free(c.m);
+    rp_moves_free(&c);
     return best;
 }
 
@@ -971,7 +928,7 @@ static void test_solver_against_brute_force(void **state)
     int wins = 0, losses = 0;
     (void)state;
     for (uint64_t gi = 0; gi < 40; gi++) {
-        uint64_t seed = 500 + gi;
+        base_rng seed = {500 + gi};
         rules_game *g = new_game(gi % 4 == 3   ? "{\"players\":[\"A\",\"B\"],\"options\":"
                                                  "{\"entry\":\"drop\"}}"
                                  : gi % 4 == 2 ? "{\"players\":[\"A\",\"B\"],\"options\":"
@@ -1061,39 +1018,32 @@ static void test_solver_cli_endgame(void **state)
 {
     (void)state;
     for (uint64_t seed0 = 900; seed0 < 960; seed0++) {
-        uint64_t seed = seed0;
+        base_rng seed = {seed0};
         rules_game *g = new_game(NULL);
-        char *rec = NULL, *l;
-        size_t len = 0;
+        rp_record rec = {0};
+        char *l;
         rules_status st;
         th_run r;
         cJSON *j, *s;
-        rec = append(rec, &len, "{\"game\":\"stack4\",\"players\":[\"A\",\"B\"]}");
+        assert_int_equal(
+            rp_record_line(&rec, "{\"game\":\"stack4\",\"players\":[\"A\",\"B\"]}"), 0);
         for (int ply = 0; ply < 11; ply++) {
             rules_move m;
             rules_verdict v;
-            cJSON *ev;
-            char *line;
             rules_game_status(g, &st);
             if (st.over || !random_move(g, &seed, &m))
                 break;
             rules_apply(g, st.to_move, &m, &v);
-            ev = cJSON_CreateObject();
-            cJSON_AddNumberToObject(ev, "player", st.to_move);
-            cJSON_AddItemToObject(ev, "move", rules_move_to_json("stack4", &m));
-            line = cJSON_PrintUnformatted(ev);
-            rec = append(rec, &len, line);
-            free(line);
-            cJSON_Delete(ev);
+            assert_int_equal(rp_record_event(&rec, "stack4", st.to_move, &m), 0);
         }
         rules_game_status(g, &st);
         if (st.over || brute(g) != 1) {
             rules_game_free(g);
-            free(rec);
+            free(rec.text);
             continue;
         }
-        assert_int_equal(th_tablecam(&r, rec, (const char *[]){"referee", "--game", "stack4",
-                                                              "--solve", "-", NULL}), 0);
+        assert_int_equal(th_tablecam(&r, rec.text, (const char *[]){"referee", "--game", "stack4",
+                                                                   "--solve", "-", NULL}), 0);
         assert_int_equal(r.status, 0);
         l = th_line(r.out, th_count_lines(r.out) - 1);
         j = parse(l);
@@ -1116,7 +1066,7 @@ static void test_solver_cli_endgame(void **state)
         cJSON_Delete(j);
         free(l);
         th_run_free(&r);
-        free(rec);
+        free(rec.text);
         rules_game_free(g);
         return;
     }

@@ -161,6 +161,18 @@ static void test_same_seed_same_bytes(void **state)
     frames_free(&a);
     frames_free(&b);
     frames_free(&c);
+    /* cards too (textures drawn through cv.h, a shuffled deck) */
+    o.mat_w = 700;
+    o.max_frames = 8;
+    frames_run("cards", 7, &o, &a);
+    frames_run("cards", 7, &o, &b);
+    assert_int_equal(a.n, b.n);
+    for (int i = 0; i < a.n; i++) {
+        assert_true(same_image(a.img[i], b.img[i]));
+        assert_string_equal(a.truth[i], b.truth[i]);
+    }
+    frames_free(&a);
+    frames_free(&b);
 }
 
 /* ---- the truth against the engine ---- */
@@ -181,22 +193,19 @@ static int cube_cmp(const void *p, const void *q)
     return a->b - b->b;
 }
 
-static void test_truth_replays_with_the_engine(void **state)
+/* Replays the "move" events of a stream with the engine; returns how many
+ * pieces left the table (captures) over the stream. */
+static int replay(const char *game, uint64_t seed, const sim_options *o, int want_moves)
 {
-    (void)state;
-    sim_options o = small(160, 120);
     frames f;
     rules_game *g = NULL;
     rules_move *m = malloc(sizeof *m);
     rules_piece *board = malloc(100 * sizeof *board);
-    int moves = 0, injected = 0, legal = 0, stable = 0, unstable_with_hand = 0;
-    o.max_moves = 7;
-    o.fps = 1.5;
-    o.illegal = 0.4;
-    o.clean = true;
-    frames_run("qwirkle", 11, &o, &f);
+    int moves = 0, injected = 0, legal = 0, stable = 0, unstable_with_hand = 0, left = 0;
+    int prev_n = 0;
+    cJSON *header = NULL;
+    frames_run(game, seed, o, &f);
     assert_non_null(m);
-    assert_int_equal(rules_game_new("qwirkle", NULL, NULL, &g), 0);
     for (int i = 0; i < f.n; i++) {
         cJSON *t = cJSON_Parse(f.truth[i]);
         const cJSON *mv, *pieces, *placement, *it;
@@ -204,13 +213,25 @@ static void test_truth_replays_with_the_engine(void **state)
         int nt = 0, ne, nill = 0;
         assert_non_null(t);
         assert_int_equal((int)num(t, "frame"), i);
+        if (!g) {
+            /* the match starts from what frame 0 shows (the cards' start
+             * card) */
+            const cJSON *p0 = cJSON_GetObjectItemCaseSensitive(
+                cJSON_GetObjectItemCaseSensitive(t, "position"), "pieces");
+            header = cJSON_Parse("{\"players\":[\"A\",\"B\"]}");
+            if (cJSON_GetArraySize(p0) > 0)
+                cJSON_AddItemToObject(header, "start",
+                                      cJSON_Duplicate(cJSON_GetArrayItem(p0, 0), true));
+            assert_int_equal(rules_game_new(game, header, NULL, &g), 0);
+            cJSON_Delete(header);
+        }
         if ((mv = cJSON_GetObjectItemCaseSensitive(t, "move")) != NULL) {
             int player;
             rules_verdict v;
             base_err err;
             const cJSON *lg = cJSON_GetObjectItemCaseSensitive(mv, "legal");
             const cJSON *inj = cJSON_GetObjectItemCaseSensitive(mv, "injected");
-            assert_int_equal(rules_event_from_json("qwirkle", cJSON_GetObjectItemCaseSensitive(mv, "event"),
+            assert_int_equal(rules_event_from_json(game, cJSON_GetObjectItemCaseSensitive(mv, "event"),
                                                    &player, m, &err),
                              0);
             assert_int_equal(rules_apply(g, player, m, &v), 0);
@@ -230,16 +251,21 @@ static void test_truth_replays_with_the_engine(void **state)
         cJSON_ArrayForEach(it, pieces) {
             rules_piece p;
             const cJSON *pl = cJSON_GetArrayItem(placement, k++);
-            assert_int_equal(rules_piece_from_json("qwirkle", it, &p, NULL), 0);
+            assert_int_equal(rules_piece_from_json(game, it, &p, NULL), 0);
             if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(pl, "illegal")))
                 nill++;
             else
                 truth_legal[nt++] = (cube){p.x, p.y, p.a, p.b};
         }
+        if (cJSON_GetArraySize(pieces) < prev_n)
+            left += prev_n - cJSON_GetArraySize(pieces);
+        prev_n = cJSON_GetArraySize(pieces);
         if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(t, "stable"))) {
             stable++;
             ne = rules_position(g, board, 100);
-            assert_int_equal(ne, nt);
+            if (ne != nt)
+                fail_msg("%s seed %llu frame %d: the engine has %d pieces, the truth %d",
+                         game, (unsigned long long)seed, i, ne, nt);
             for (int j = 0; j < ne; j++)
                 engine[j] = (cube){board[j].x, board[j].y, board[j].a, board[j].b};
             qsort(engine, (size_t)ne, sizeof *engine, cube_cmp);
@@ -250,7 +276,7 @@ static void test_truth_replays_with_the_engine(void **state)
             unstable_with_hand++;
         cJSON_Delete(t);
     }
-    assert_int_equal(moves, 7);
+    assert_int_equal(moves, want_moves);
     assert_true(injected >= 1);
     assert_true(legal >= 1);
     assert_true(stable >= 3);
@@ -259,6 +285,32 @@ static void test_truth_replays_with_the_engine(void **state)
     frames_free(&f);
     free(m);
     free(board);
+    return left;
+}
+
+static void test_truth_replays_with_the_engine(void **state)
+{
+    (void)state;
+    sim_options o = small(160, 120);
+    o.max_moves = 7;
+    o.fps = 1.5;
+    o.illegal = 0.4;
+    o.clean = true;
+    replay("qwirkle", 11, &o, 7);
+}
+
+static void test_cards_truth_replays_with_the_engine(void **state)
+{
+    (void)state;
+    sim_options o = small(160, 120);
+    o.max_moves = 14;
+    o.fps = 1;
+    o.illegal = 0.25;
+    o.clean = true;
+    o.mat_w = 700;
+    o.mat_h = 600;
+    /* pieces leave the table: taken-back illegal cards at least */
+    assert_true(replay("cards", 4, &o, 14) >= 1);
 }
 
 /* ---- markers ---- */
@@ -418,6 +470,55 @@ static void test_pieces_project_where_the_truth_says(void **state)
     assert_true(checked >= 6);
 }
 
+static void test_cards_project_where_the_truth_says(void **state)
+{
+    int checked = 0;
+    (void)state;
+    sim_options o = small(640, 480);
+    frames f;
+    o.clean = true;
+    o.max_moves = 3;
+    o.fps = 1;
+    o.mat_w = 700;
+    o.mat_h = 600;
+    frames_run("cards", 6, &o, &f);
+    for (int i = 0; i < f.n; i++) {
+        cJSON *t = cJSON_Parse(f.truth[i]);
+        const cJSON *placement, *it;
+        truth_cam cam;
+        if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(t, "stable"))) {
+            cJSON_Delete(t);
+            continue;
+        }
+        truth_cam_read(t, &cam);
+        placement = cJSON_GetObjectItemCaseSensitive(t, "placement");
+        cJSON_ArrayForEach(it, placement) {
+            double mm[2], rot = num(it, "rot_deg") * 3.14159265358979 / 180, lo = 255, hi = 0;
+            const vis_image *img = f.img[i];
+            nums(cJSON_GetObjectItemCaseSensitive(it, "mm"), mm, 2);
+            /* 6 mm inside the card's top edge, between the indices: blank
+             * card stock in every design, bright and nearly grey */
+            double lx = 0, ly = -43 + 6;
+            vis_point c = project(&cam, mm[0] + cos(rot) * lx - sin(rot) * ly,
+                                  mm[1] + sin(rot) * lx + cos(rot) * ly, 0.4);
+            int u = (int)lround(c.x), v = (int)lround(c.y);
+            assert_true(u >= 0 && v >= 0 && u < img->width && v < img->height);
+            for (int ch = 0; ch < 3; ch++) {
+                double x = img->data[(size_t)v * (size_t)img->stride + (size_t)u * 3 + (size_t)ch];
+                lo = x < lo ? x : lo;
+                hi = x > hi ? x : hi;
+            }
+            if (lo < 110 || hi - lo > 70)
+                fail_msg("frame %d: card stock at (%d,%d) looks BGR-range %.0f..%.0f", i, u, v,
+                         lo, hi);
+            checked++;
+        }
+        cJSON_Delete(t);
+    }
+    frames_free(&f);
+    assert_true(checked >= 4);
+}
+
 /* ---- options, end of stream, the command ---- */
 
 static void test_bad_options_are_named(void **state)
@@ -442,6 +543,7 @@ static void test_bad_options_are_named(void **state)
     assert_int_equal(sim_stream_new("chess", 1, NULL, &s, &err), BASE_EUNSUPPORTED);
     assert_non_null(strstr(err.msg, "chess"));
     assert_true(sim_game_supported("qwirkle"));
+    assert_true(sim_game_supported("cards"));
     assert_false(sim_game_supported("chess"));
 }
 
@@ -550,8 +652,10 @@ int main(void)
         cmocka_unit_test(test_stream_ends),
         cmocka_unit_test(test_same_seed_same_bytes),
         cmocka_unit_test(test_truth_replays_with_the_engine),
+        cmocka_unit_test(test_cards_truth_replays_with_the_engine),
         cmocka_unit_test(test_markers_found_where_the_truth_says),
         cmocka_unit_test(test_pieces_project_where_the_truth_says),
+        cmocka_unit_test(test_cards_project_where_the_truth_says),
         cmocka_unit_test(test_command_writes_frames_and_truth),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -17,6 +17,7 @@
 
 #include "db.h"
 #include "harness.h"
+#include "rules_play.h"
 #include "rules.h"
 
 typedef struct fixture {
@@ -391,25 +392,6 @@ static const char *header_for(const char *game)
     return "{\"game\":\"stack4\",\"players\":[\"Ann\",\"Bob\"]}";
 }
 
-static void add_event(char **rec, size_t *len, int player, const char *game,
-                      const rules_move *m)
-{
-    cJSON *o = cJSON_CreateObject();
-    char *s;
-    size_t n;
-    cJSON_AddNumberToObject(o, "player", player);
-    cJSON_AddItemToObject(o, "move", rules_move_to_json(game, m));
-    s = cJSON_PrintUnformatted(o);
-    n = strlen(s);
-    *rec = realloc(*rec, *len + n + 2);
-    memcpy(*rec + *len, s, n);
-    (*rec)[*len + n] = '\n';
-    (*rec)[*len + n + 1] = '\0';
-    *len += n + 1;
-    cJSON_free(s);
-    cJSON_Delete(o);
-}
-
 /* A record of up to 40 turns made with the engine's own move generator,
  * with an out-of-turn event every 7th line, so that it holds illegal
  * events too.  Qwirkle's generator needs a hand: a fixed rotation. */
@@ -418,10 +400,9 @@ static char *make_record(const char *game)
     cJSON *h = cJSON_Parse(header_for(game));
     rules_game *g;
     base_err err;
-    size_t len = strlen(header_for(game)) + 1;
-    char *rec = malloc(len + 1);
+    rp_record rec = {0};
     rules_move *m = malloc(sizeof *m);
-    snprintf(rec, len + 1, "%s\n", header_for(game));
+    assert_int_equal(rp_record_line(&rec, header_for(game)), 0);
     if (rules_game_new(game, h, &err, &g) != 0)
         fail_msg("%s: %s", game, err.msg);
     for (int i = 0; i < 40; i++) {
@@ -451,14 +432,14 @@ static char *make_record(const char *game)
                 rules_move_init(m, RULES_MOVE_PASS);
         }
         if (i % 7 == 3) /* the other player jumps in: out of turn */
-            add_event(&rec, &len, (st.to_move + 1) % st.nplayers, game, m);
-        add_event(&rec, &len, st.to_move, game, m);
+            assert_int_equal(rp_record_event(&rec, game, (st.to_move + 1) % st.nplayers, m), 0);
+        assert_int_equal(rp_record_event(&rec, game, st.to_move, m), 0);
         assert_int_equal(rules_apply(g, st.to_move, m, &v), 0);
     }
     rules_game_free(g);
     cJSON_Delete(h);
     free(m);
-    return rec;
+    return rec.text;
 }
 
 /* Every verdict of `a` equals the one of `b` (FORMATS.md 3 lines). */

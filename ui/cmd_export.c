@@ -1,7 +1,9 @@
 /* ui/cmd_export.c: `tablecam export [--db FILE] MATCH`: writes a stored
  * match as a game record (FORMATS.md 2) on stdout: its header line, then
  * one line per event in play order, illegal ones included, so that
- * `tablecam referee` on the output gives the verdicts that were stored. */
+ * `tablecam referee` on the output gives the verdicts that were stored.
+ * Moves the players took back (stored, marked REF_RULE_TAKEN_BACK) are
+ * left out: in the game they never happened. */
 #include "ui.h"
 
 #include <errno.h>
@@ -11,6 +13,7 @@
 #include <cjson/cJSON.h>
 
 #include "db.h"
+#include "referee.h"
 
 int ui_cmd_export(int argc, char **argv)
 {
@@ -56,6 +59,9 @@ int ui_cmd_export(int argc, char **argv)
         cJSON_Delete(h);
     }
     for (int i = 0; i < m->nevents; i++) {
+        const char *rule = m->events[i].rule;
+        if (!m->events[i].legal && rule && strcmp(rule, REF_RULE_TAKEN_BACK) == 0)
+            continue;
         cJSON *o = cJSON_CreateObject(), *mv = cJSON_Parse(m->events[i].move);
         if (!mv) {
             cJSON_Delete(o);

@@ -34,7 +34,7 @@ int ui_cmd_serve(int argc, char **argv)
     if (db_open(dbpath, DB_OPEN_READONLY, &err, &d) == 0)
         db_close(d);
     else
-        fprintf(stderr, "tablecam serve: warning: %s (the history stays empty until it exists)\n",
+        fprintf(stderr, "tablecam serve: warning: %s (the history pages report it until the file exists)\n",
                 err.msg);
     /* Block the stop signals before the server's threads start, so that
      * they inherit the mask and only sigwait() below sees the signals. */

@@ -142,10 +142,12 @@ int ui_cmd_sim(int argc, char **argv)
         return UI_EXIT_USAGE;
     }
 
-    if ((rc = sim_stream_new(game, (uint64_t)seed, &o, &s, &err)) != 0)
-        return ui_fail(self, rc == BASE_EINVAL || rc == BASE_EUNSUPPORTED ? UI_EXIT_USAGE
-                                                                           : UI_EXIT_FAIL,
-                       "%s", err.msg);
+    if ((rc = sim_stream_new(game, (uint64_t)seed, &o, &s, &err)) != 0) {
+        /* what the user asked for cannot be simulated: a usage error */
+        bool usage = rc != BASE_ENOMEM && rc != BASE_EIO && rc != BASE_ECV;
+        const char *msg = strncmp(err.msg, "sim: ", 5) == 0 ? err.msg + 5 : err.msg;
+        return ui_fail(self, usage ? UI_EXIT_USAGE : UI_EXIT_FAIL, "%s", msg);
+    }
     if (mkdir(out, 0777) != 0 && errno != EEXIST) {
         sim_stream_free(s);
         return ui_fail(self, UI_EXIT_FAIL, "cannot create directory '%s': %s", out,

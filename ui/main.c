@@ -8,6 +8,13 @@
 static const ui_command ui__commands[] = {
     {"help", "list the commands, or show how to use one", "[COMMAND]", ui_cmd_help},
     {"version", "print the version", "", ui_cmd_version},
+    {"demo", "a simulated Qwirkle Cubes match refereed live, with the web app",
+     "[--seed N] [--moves M] [--http ADDR] [--db FILE] [--size WxH] [--fast] [--no-web] [--json]",
+     ui_cmd_demo},
+    {"watch", "referee a live game from a camera", 
+     "--game G --camera SPEC --players A,B [--mat WxH:S] [--db FILE] [--http ADDR] "
+     "[--token T] [--options JSON] [--json] [--resume] [--realtime] [--no-keys]",
+     ui_cmd_watch},
     {"mat", "print the table mat's markers at true size (PDF or PNG)",
      "--out FILE.pdf|FILE.png [--mat WxH:S] [--dpi N]", ui_cmd_mat},
     {"referee", "referee a game record: one verdict line per event",

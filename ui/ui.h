@@ -59,6 +59,8 @@ int ui_cmd_help(int argc, char **argv);
 int ui_cmd_version(int argc, char **argv);
 int ui_cmd_referee(int argc, char **argv);
 int ui_cmd_mat(int argc, char **argv);
+int ui_cmd_watch(int argc, char **argv);
+int ui_cmd_demo(int argc, char **argv);
 int ui_cmd_import(int argc, char **argv);
 int ui_cmd_matches(int argc, char **argv);
 int ui_cmd_show(int argc, char **argv);

@@ -6,6 +6,10 @@
 #include "web.h"
 
 #include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdatomic.h>
+#include <sys/socket.h>
+#include <unistd.h>
 #include <ctype.h>
 #include <errno.h>
 #include <pthread.h>
@@ -683,6 +687,8 @@ static cJSON *ui__live_doc(ui_web *w, bool with_events)
     }
     cJSON_DeleteItemFromObjectCaseSensitive(doc, "controls");
     cJSON_AddBoolToObject(doc, "controls", w->has_hooks);
+    cJSON_DeleteItemFromObjectCaseSensitive(doc, "camera");
+    cJSON_AddBoolToObject(doc, "camera", w->frame != NULL);
     if (!cJSON_HasObjectItem(doc, "alert"))
         cJSON_AddItemToObject(doc, "alert", ui__parse_or_null(w->alert));
     if (with_events) {
@@ -863,11 +869,19 @@ static int ui__api_mjpeg(ui__req *r)
 {
     ui_web *w = r->w;
     long long seen = -1;
+    bool any;
+    /* Browsers give up on a multipart image that starts without a part:
+     * before the first frame the page is told to come back later. */
+    pthread_mutex_lock(&w->mu);
+    any = w->frame != NULL;
+    pthread_mutex_unlock(&w->mu);
+    if (!any)
+        return ui__error(r, 404, NULL, "no camera frame yet");
     if (!ui__stream_enter(w))
         return ui__error(r, 503, NULL, "too many open streams (at most %d)", UI__MAX_STREAMS);
     mg_printf(r->c,
               "HTTP/1.1 200 OK\r\nContent-Type: multipart/x-mixed-replace; boundary=tablecamframe\r\n"
-              "%s\r\n",
+              "%s\r\n--tablecamframe\r\nContent-Type: image/jpeg\r\n\r\n",
               ui__sec_headers);
     pthread_mutex_lock(&w->mu);
     while (!r->head) {
@@ -884,10 +898,12 @@ static int ui__api_mjpeg(ui__req *r)
         f->refs++;
         seen = w->frame_ver;
         pthread_mutex_unlock(&w->mu);
-        ok = mg_printf(r->c,
-                       "--tablecamframe\r\nContent-Type: image/jpeg\r\nContent-Length: %zu\r\n\r\n",
-                       f->len) > 0 &&
-             mg_write(r->c, f->data, f->len) > 0 && mg_printf(r->c, "\r\n") > 0;
+        /* Each part is closed by the next boundary and that part's headers
+         * at once: a browser shows a part only when the next one has
+         * begun, so the parts carry no Content-Length (they are delimited
+         * by the boundary alone). */
+        ok = mg_write(r->c, f->data, f->len) > 0 &&
+             mg_printf(r->c, "\r\n--tablecamframe\r\nContent-Type: image/jpeg\r\n\r\n") > 0;
         pthread_mutex_lock(&w->mu);
         ui__frame_unref(f);
         if (!ok)
@@ -1285,6 +1301,34 @@ int ui_web_new(const ui_web_config *cfg, ui_web **out, base_err *err)
     return 0;
 }
 
+/* civetweb's listener polls for 2 s before it sees the stop flag; a
+ * connection to it ends the wait at once.  This thread knocks until
+ * mg_stop() has returned. */
+typedef struct ui__waker {
+    int port;
+    atomic_bool done;
+} ui__waker;
+
+static void *ui__wake(void *arg)
+{
+    ui__waker *k = arg;
+    struct timespec pause = {0, 50 * 1000 * 1000};
+    while (!atomic_load(&k->done)) {
+        struct sockaddr_in a;
+        int s = socket(AF_INET, SOCK_STREAM, 0);
+        memset(&a, 0, sizeof a);
+        a.sin_family = AF_INET;
+        a.sin_port = htons((uint16_t)k->port);
+        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        if (s >= 0) {
+            connect(s, (struct sockaddr *)&a, sizeof a);
+            close(s);
+        }
+        nanosleep(&pause, NULL);
+    }
+    return NULL;
+}
+
 void ui_web_free(ui_web *w)
 {
     if (!w)
@@ -1295,8 +1339,20 @@ void ui_web_free(ui_web *w)
         pthread_cond_broadcast(&w->ev_cond);
         pthread_cond_broadcast(&w->frame_cond);
         pthread_mutex_unlock(&w->mu);
+        ui__waker k;
+        pthread_t t;
+        bool knocking;
+        k.port = w->port;
+        atomic_init(&k.done, false);
+        /* Only a loopback or any-address listener can be knocked on. */
+        knocking = w->port > 0 && (strncmp(w->host, "127.", 4) == 0 || strcmp(w->host, "0.0.0.0") == 0) &&
+                   pthread_create(&t, NULL, ui__wake, &k) == 0;
         /* Waits for every request, streams included, to return. */
         mg_stop(w->ctx);
+        if (knocking) {
+            atomic_store(&k.done, true);
+            pthread_join(t, NULL);
+        }
         mg_exit_library();
     }
     for (int i = 0; i < w->keep; i++)
@@ -1391,6 +1447,10 @@ int ui_web_set_frame(ui_web *w, const unsigned char *jpeg, size_t len)
     f->len = len;
     memcpy(f->data, jpeg, len);
     pthread_mutex_lock(&w->mu);
+    if (!w->frame) {
+        w->live_ver++; /* the pages learn that there is a picture now */
+        pthread_cond_broadcast(&w->ev_cond);
+    }
     ui__frame_unref(w->frame);
     w->frame = f;
     w->frame_ver++;

@@ -1074,6 +1074,21 @@ extern "C" int vis_perspective_transform(vis_homography h, const vis_point *in,
     });
 }
 
+// The interpolation and the homography of a warp: h must be finite and
+// invertible (OpenCV would warp with its inverse).
+static int cv__warp_args(vis_homography h, int interp, const char *fn,
+                         base_err *err, int *cvi)
+{
+    int rc;
+    if ((rc = cv__interp(interp, false, fn, err, cvi)))
+        return rc;
+    vis_homography inv;
+    if (!cv__homography_finite(h) || vis_homography_invert(h, &inv, nullptr))
+        return base_err_set(err, BASE_EINVAL,
+                            "%s: h is singular or not finite", fn);
+    return 0;
+}
+
 extern "C" int vis_warp_perspective(const vis_image *src, vis_homography h,
                                     int out_w, int out_h, int interp,
                                     vis_color border, vis_image **out,
@@ -1088,12 +1103,8 @@ extern "C" int vis_warp_perspective(const vis_image *src, vis_homography h,
     if (!out)
         return base_err_set(err, BASE_EINVAL, "%s: out is NULL", fn);
     int cvi = 0;
-    if ((rc = cv__interp(interp, false, fn, err, &cvi)))
+    if ((rc = cv__warp_args(h, interp, fn, err, &cvi)))
         return rc;
-    vis_homography inv;
-    if (!cv__homography_finite(h) || vis_homography_invert(h, &inv, nullptr))
-        return base_err_set(err, BASE_EINVAL,
-                            "%s: h is singular or not finite", fn);
     return cv__guard(err, fn, [&] {
         cv__owned o;
         int r = cv__alloc(out_w, out_h, src->channels, o, err);
@@ -1126,12 +1137,8 @@ extern "C" int vis_warp_perspective_onto(const vis_image *src,
         return base_err_set(err, BASE_EINVAL,
                             "%s: src and dst share their pixels", fn);
     int cvi = 0;
-    if ((rc = cv__interp(interp, false, fn, err, &cvi)))
+    if ((rc = cv__warp_args(h, interp, fn, err, &cvi)))
         return rc;
-    vis_homography inv;
-    if (!cv__homography_finite(h) || vis_homography_invert(h, &inv, nullptr))
-        return base_err_set(err, BASE_EINVAL,
-                            "%s: h is singular or not finite", fn);
     return cv__guard(err, fn, [&] {
         cv::Mat d = cv__wrap(dst);
         cv::warpPerspective(cv__wrap(src), d, cv::Mat(cv__matx(h)), d.size(),
@@ -1145,16 +1152,25 @@ extern "C" int vis_warp_perspective_onto(const vis_image *src,
 // Lens
 // ---------------------------------------------------------------------
 
-extern "C" int vis_undistort_points(vis_camera cam, const vis_point *in,
-                                    vis_point *out, int n, base_err *err)
+// The arguments of a map of n points through the lens model.
+static int cv__check_point_map(const vis_camera &cam, const vis_point *in,
+                               const vis_point *out, int n, const char *fn,
+                               base_err *err)
 {
-    const char *fn = "vis_undistort_points";
     int rc = cv__check_camera(cam, fn, err);
     if (rc)
         return rc;
     if (n < 0 || (n > 0 && !out))
         return base_err_set(err, BASE_EINVAL, "%s: out is NULL or n < 0", fn);
-    if ((rc = cv__check_points(in, n, 0, fn, "in", err)))
+    return cv__check_points(in, n, 0, fn, "in", err);
+}
+
+extern "C" int vis_undistort_points(vis_camera cam, const vis_point *in,
+                                    vis_point *out, int n, base_err *err)
+{
+    const char *fn = "vis_undistort_points";
+    int rc = cv__check_point_map(cam, in, out, n, fn, err);
+    if (rc)
         return rc;
     if (n == 0)
         return 0;
@@ -1180,12 +1196,8 @@ extern "C" int vis_distort_points(vis_camera cam, const vis_point *in,
                                   vis_point *out, int n, base_err *err)
 {
     const char *fn = "vis_distort_points";
-    int rc = cv__check_camera(cam, fn, err);
+    int rc = cv__check_point_map(cam, in, out, n, fn, err);
     if (rc)
-        return rc;
-    if (n < 0 || (n > 0 && !out))
-        return base_err_set(err, BASE_EINVAL, "%s: out is NULL or n < 0", fn);
-    if ((rc = cv__check_points(in, n, 0, fn, "in", err)))
         return rc;
     // OpenCV's projection model (calib3d), without the thin-prism and tilt
     // terms, written out because it is a few lines.

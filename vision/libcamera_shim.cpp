@@ -118,6 +118,11 @@ int vis__libcamera_open(int index, vis_capture_ops *ops, void **self, base_err *
     std::unique_ptr<Cam> c;
     try {
         c = std::make_unique<Cam>();
+        // libcamera logs to stderr by itself; tablecam speaks through its
+        // own logger (and says what failed), so libcamera stays quiet
+        // unless debugging.
+        if (base_log_level() > BASE_LOG_DEBUG)
+            libcamera::logSetTarget(libcamera::LoggingTargetNone);
         c->cm = std::make_unique<CameraManager>();
         if (c->cm->start() != 0)
             return base_err_set(err, BASE_ENODEV, "libcamera: the camera manager cannot start");

@@ -1,12 +1,28 @@
 /* vision/qwirkle.c: the Qwirkle Cubes recogniser (see qwirkle.h).
  *
- * Per pixel of the rectified top-face view: table, cube body (dark),
- * symbol (saturated colour) or foreign (neither, and unlike the table).
- * The grid's rotation comes from the orientation of the cube outlines
- * (a circular mean of 4x the gradient angle), its pitch and phase from
- * where those outlines fall (a circular mean of their positions modulo
- * the pitch).  A cell whose inner square is cube is a cube; its symbol's
- * hue gives the colour, its radial signature the shape. */
+ * A cube's top face is a dark square with one coloured symbol at its
+ * centre, so the symbols are what is looked for: saturated blobs with dark
+ * body around them.  That holds on any table, even a black one where the
+ * body itself cannot be told from the cloth.  From the blobs:
+ * - the grid: its rotation from the directions between neighbouring
+ *   symbols (a circular mean of 4x the angle), its phase from where they
+ *   fall modulo the pitch, then a least-squares refit of pitch and phase;
+ * - side faces: a tilted camera sees the side of a cube that faces it, and
+ *   in the view of the top plane that side lies next to the top face,
+ *   stretched or squashed toward the camera.  With the camera's position
+ *   known, each blob next to a cube on the camera's side is tested against
+ *   both explanations (where its centre falls, how elongated it is toward
+ *   the camera, whether there is body beyond it) and dropped when it is a
+ *   side;
+ * - colour: the hue of the blob's brightness-weighted mean colour, after
+ *   white balance, against the profile;
+ * - shape: normalised correlation of the brightness around the symbol
+ *   with each of the six symbols drawn at this scale and blurred as the
+ *   camera blurs, over a few small rotations (cubes are never quite
+ *   straight).  Correlation ignores gain and offset, so light and shadow
+ *   do not matter.
+ * A hand or arm shows as a large region unlike the table that crosses the
+ * edge of the play area. */
 #include "qwirkle.h"
 
 #include <math.h>
@@ -14,25 +30,39 @@
 #include <string.h>
 
 #define QW__PI 3.14159265358979323846
-#define QW__NBINS 36
-#define QW__MAXCELLS 64 /* cells a side of the cell table */
+#define QW__TRES 8.0   /* template pixels a millimetre */
+#define QW__THALF 9.0  /* templates cover +-9 mm */
+#define QW__TSIDE ((int)(2 * QW__THALF * QW__TRES))
+#define QW__MAXBLOBS 2048
+#define QW__NROT 5
 
-enum { QW__OUT = 0, QW__TABLE, QW__DARK, QW__SYMBOL };
-
-typedef struct qw__feat {
-    float fill, a4s, a8;
-} qw__feat;
+typedef struct qw__blob {
+    int n;                       /* pixels */
+    double sx, sy, sxx, syy, sxy; /* moments, table mm */
+    double sw, sb, sg, sr;       /* brightness-weighted colour sums */
+    double x, y;                 /* centroid, table mm */
+    double u, v;                 /* centroid in grid axes */
+    int ku, kv;                  /* cell */
+    double res;                  /* distance from the cell centre, mm */
+    float darkfrac;              /* body around it */
+    bool cand, fake;
+} qw__blob;
 
 struct vis_qwirkle {
     double cube_mm;
     vis_qwirkle_profile prof;
     bool have_angle;
-    double last_angle; /* radians, in (-pi/4, pi/4] */
-    qw__feat proto[6];
-    unsigned char *cls;
-    unsigned char *hue, *sat, *val;
-    float *sil;
+    double last_angle; /* radians, in (-pi/4, pi/4] relative to last */
+    /* per-pixel scratch */
+    unsigned char *val, *cls;
+    float *rgb;
+    int *lab;
+    int *stack;
     size_t cap;
+    qw__blob *blobs;
+    /* symbol templates, blurred by tsigma mm */
+    float *tmpl;
+    double tsigma;
 };
 
 vis_qwirkle_profile vis_qwirkle_default_profile(void)
@@ -42,7 +72,12 @@ vis_qwirkle_profile vis_qwirkle_default_profile(void)
     return p;
 }
 
-/* ---- the canonical symbols, for the shape prototypes ---- */
+void vis_qwirkle_set_profile(vis_qwirkle *q, const vis_qwirkle_profile *profile)
+{
+    q->prof = profile ? *profile : vis_qwirkle_default_profile();
+}
+
+/* ---- the canonical symbols ---- */
 
 static bool qw__in_star(double u, double v, int n, double ro, double ri)
 {
@@ -64,7 +99,7 @@ static bool qw__in_star(double u, double v, int n, double ro, double ri)
     }
 }
 
-/* u, v in face half-widths (-1..1). */
+/* u, v in symbol units: the face half-width over 1.05. */
 static bool qw__in_shape(int shape, double u, double v)
 {
     double au = fabs(u), av = fabs(v);
@@ -87,79 +122,69 @@ static bool qw__in_shape(int shape, double u, double v)
     }
 }
 
-/* Shape features of a set of symbol pixels given as offsets (mm) from the
- * face centre in grid-aligned axes; half = the face's half-width, mm. */
-typedef struct qw__acc {
-    double rmax[QW__NBINS];
-    double sx, sy;
-    int n;
-} qw__acc;
-
-static qw__feat qw__features(const float *du, const float *dv, int n, double half, double px_mm)
+static void qw__blur1d(float *buf, int side, double sigma_px, float *tmp)
 {
-    double cx = 0, cy = 0, rmax[QW__NBINS] = {0}, c0 = 0, c4r = 0, c4i = 0, c8r = 0, c8i = 0;
-    double rpk = 0, area;
-    qw__feat f = {0, 0, 0};
-    if (n < 4)
-        return f;
-    for (int i = 0; i < n; i++) {
-        cx += du[i];
-        cy += dv[i];
-    }
-    cx /= n;
-    cy /= n;
-    for (int i = 0; i < n; i++) {
-        double x = du[i] - cx, y = dv[i] - cy;
-        /* the pixel's far edge, not its centre */
-        double r = sqrt(x * x + y * y) + 0.5 * px_mm;
-        int b = (int)floor((atan2(y, x) + QW__PI) / (2 * QW__PI) * QW__NBINS);
-        if (b < 0)
-            b = 0;
-        if (b >= QW__NBINS)
-            b = QW__NBINS - 1;
-        if (r > rmax[b])
-            rmax[b] = r;
-    }
-    for (int b = 0; b < QW__NBINS; b++) {
-        double th = (b + 0.5) / QW__NBINS * 2 * QW__PI - QW__PI;
-        c0 += rmax[b];
-        c4r += rmax[b] * cos(4 * th);
-        c4i += rmax[b] * sin(4 * th);
-        c8r += rmax[b] * cos(8 * th);
-        c8i += rmax[b] * sin(8 * th);
-        if (rmax[b] > rpk)
-            rpk = rmax[b];
-    }
-    if (c0 <= 0 || rpk <= 0)
-        return f;
-    area = n * px_mm * px_mm;
-    f.fill = (float)(area / (QW__PI * rpk * rpk));
-    f.a4s = (float)(sqrt(c4r * c4r + c4i * c4i) / c0 * (c4r >= 0 ? 1 : -1));
-    f.a8 = (float)(sqrt(c8r * c8r + c8i * c8i) / c0);
-    (void)half;
-    return f;
+    int r = (int)ceil(3 * sigma_px);
+    float k[64];
+    double ks = 0;
+    if (r < 1 || sigma_px <= 0.05)
+        return;
+    if (r > 31)
+        r = 31;
+    for (int i = -r; i <= r; i++)
+        ks += k[i + r] = (float)exp(-0.5 * i * i / (sigma_px * sigma_px));
+    for (int i = 0; i <= 2 * r; i++)
+        k[i] = (float)(k[i] / ks);
+    for (int y = 0; y < side; y++) /* rows */
+        for (int x = 0; x < side; x++) {
+            float s = 0;
+            for (int i = -r; i <= r; i++) {
+                int xx = x + i < 0 ? 0 : x + i >= side ? side - 1 : x + i;
+                s += k[i + r] * buf[y * side + xx];
+            }
+            tmp[y * side + x] = s;
+        }
+    for (int y = 0; y < side; y++) /* columns */
+        for (int x = 0; x < side; x++) {
+            float s = 0;
+            for (int i = -r; i <= r; i++) {
+                int yy = y + i < 0 ? 0 : y + i >= side ? side - 1 : y + i;
+                s += k[i + r] * tmp[yy * side + x];
+            }
+            buf[y * side + x] = s;
+        }
 }
 
-static void qw__prototypes(vis_qwirkle *q)
+/* The six symbols' coverage at QW__TRES px/mm, blurred by sigma mm. */
+static int qw__templates(vis_qwirkle *q, double sigma)
 {
-    const int res = 96;
-    const double half = q->cube_mm / 2, px = q->cube_mm / res;
-    float *du = malloc(sizeof *du * res * res), *dv = malloc(sizeof *dv * res * res);
+    const int side = QW__TSIDE;
+    const double unit = 0.4875 * q->cube_mm / 1.05; /* mm per symbol unit */
+    float *tmp;
+    if (q->tmpl && fabs(sigma - q->tsigma) < 0.05)
+        return 0;
+    if (!q->tmpl && !(q->tmpl = malloc(sizeof *q->tmpl * 6 * side * side)))
+        return BASE_ENOMEM;
+    if (!(tmp = malloc(sizeof *tmp * side * side)))
+        return BASE_ENOMEM;
     for (int s = 0; s < 6; s++) {
-        int n = 0;
-        for (int y = 0; y < res && du; y++)
-            for (int x = 0; x < res; x++) {
-                double u = ((x + 0.5) / res) * 2 - 1, v = ((y + 0.5) / res) * 2 - 1;
-                if (qw__in_shape(s, u, v)) {
-                    du[n] = (float)(u * half);
-                    dv[n] = (float)(v * half);
-                    n++;
-                }
+        float *t = q->tmpl + (size_t)s * side * side;
+        for (int y = 0; y < side; y++)
+            for (int x = 0; x < side; x++) {
+                int in = 0;
+                for (int j = 0; j < 2; j++)
+                    for (int i = 0; i < 2; i++) {
+                        double u = ((x + 0.25 + 0.5 * i) / QW__TRES - QW__THALF) / unit;
+                        double v = ((y + 0.25 + 0.5 * j) / QW__TRES - QW__THALF) / unit;
+                        in += qw__in_shape(s, u, v);
+                    }
+                t[y * side + x] = in / 4.f;
             }
-        q->proto[s] = du ? qw__features(du, dv, n, half, px) : (qw__feat){0, 0, 0};
+        qw__blur1d(t, side, sigma * QW__TRES, tmp);
     }
-    free(du);
-    free(dv);
+    free(tmp);
+    q->tsigma = sigma;
+    return 0;
 }
 
 /* ---- life cycle ---- */
@@ -174,68 +199,77 @@ int vis_qwirkle_new(double cube_mm, const vis_qwirkle_profile *profile, vis_qwir
         return base_err_set(err, BASE_ENOMEM, "out of memory");
     q->cube_mm = cube_mm;
     q->prof = profile ? *profile : vis_qwirkle_default_profile();
-    qw__prototypes(q);
+    if (!(q->blobs = malloc(sizeof *q->blobs * QW__MAXBLOBS))) {
+        free(q);
+        return base_err_set(err, BASE_ENOMEM, "out of memory");
+    }
     *out = q;
     return 0;
+}
+
+static void qw__release(vis_qwirkle *q)
+{
+    free(q->val);
+    free(q->cls);
+    free(q->rgb);
+    free(q->lab);
+    free(q->stack);
+    q->val = q->cls = NULL;
+    q->rgb = NULL;
+    q->lab = q->stack = NULL;
+    q->cap = 0;
 }
 
 void vis_qwirkle_free(vis_qwirkle *q)
 {
     if (!q)
         return;
-    free(q->cls);
-    free(q->hue);
-    free(q->sat);
-    free(q->val);
-    free(q->sil);
+    qw__release(q);
+    free(q->blobs);
+    free(q->tmpl);
     free(q);
 }
 
-static int qw__reserve(vis_qwirkle *q, size_t n)
+static int qw__reserve(vis_qwirkle *q, int w, int h)
 {
-    if (n <= q->cap)
+    size_t n = (size_t)w * (size_t)h, ni = (size_t)(w + 1) * (size_t)(h + 1);
+    if (ni <= q->cap)
         return 0;
-    free(q->cls);
-    free(q->hue);
-    free(q->sat);
-    free(q->val);
-    free(q->sil);
-    q->cls = malloc(n);
-    q->hue = malloc(n);
-    q->sat = malloc(n);
-    q->val = malloc(n);
-    q->sil = malloc(sizeof *q->sil * n);
-    q->cap = n;
-    if (!q->cls || !q->hue || !q->sat || !q->val || !q->sil) {
-        q->cap = 0;
+    qw__release(q);
+    q->val = malloc(ni);
+    q->cls = malloc(ni);
+    q->rgb = malloc(sizeof *q->rgb * 3 * ni);
+    q->lab = malloc(sizeof *q->lab * ni);
+    q->stack = malloc(sizeof *q->stack * ni);
+    if (!q->val || !q->cls || !q->rgb || !q->lab || !q->stack) {
+        qw__release(q);
         return BASE_ENOMEM;
     }
+    (void)n;
+    q->cap = ni;
     return 0;
 }
 
 /* ---- per pixel ---- */
 
-static void qw__hsv(float b, float g, float r, unsigned char *h, unsigned char *s,
-                    unsigned char *v)
+static void qw__hsv(double b, double g, double r, double *h, double *s, double *v)
 {
-    float mx = fmaxf(r, fmaxf(g, b)), mn = fminf(r, fminf(g, b)), d = mx - mn, hh;
-    if (mx > 255)
-        mx = 255;
-    *v = (unsigned char)mx;
-    *s = mx > 0 ? (unsigned char)fminf(255.f, 255.f * d / mx) : 0;
+    double mx = fmax(r, fmax(g, b)), mn = fmin(r, fmin(g, b)), d = mx - mn, hh;
+    *v = mx;
+    *s = mx > 0 ? 255.0 * d / mx : 0;
     if (d <= 0) {
         *h = 0;
         return;
     }
     if (mx == r)
-        hh = 60.f * (g - b) / d;
+        hh = 60.0 * (g - b) / d;
     else if (mx == g)
-        hh = 60.f * (2.f + (b - r) / d);
+        hh = 60.0 * (2.0 + (b - r) / d);
     else
-        hh = 60.f * (4.f + (r - g) / d);
+        hh = 60.0 * (4.0 + (r - g) / d);
     if (hh < 0)
-        hh += 360.f;
-    *h = (unsigned char)(hh / 2.f) % 180;
+        hh += 360.0;
+    *h = fmod(hh / 2.0, 180.0);
 }
 
 static bool qw__in_marker(const vis_view *vw, double x, double y)
@@ -251,73 +285,40 @@ static double qw__hue_dist(double a, double b)
     return d > 90 ? 180 - d : d;
 }
 
-/* ---- the reading ---- */
-
-typedef struct qw__cell {
-    int all, sil;        /* pixels of the inner square, and of them cube */
-    int ring, ring_dark; /* pixels of the face's rim, and of them dark body */
-    int sym;             /* symbol pixels within the face */
-    double hx, hy;       /* hue as a vector */
-    double ux, vy;       /* symbol centroid sums (mm, grid axes) */
-} qw__cell;
-
-/* Box sums over a w x h byte mask through an integral image. */
-static void qw__integral(const unsigned char *m, int w, int h, unsigned *ii)
+static void qw__origin(const vis_view *vw, double *x0, double *y0)
 {
-    for (int y = 0; y <= h; y++)
-        for (int x = 0; x <= w; x++) {
-            size_t i = (size_t)y * (w + 1) + x;
-            if (x == 0 || y == 0) {
-                ii[i] = 0;
-                continue;
-            }
-            ii[i] = m[(size_t)(y - 1) * w + (x - 1)] + ii[i - 1] + ii[i - (w + 1)] -
-                    ii[i - (w + 1) - 1];
-        }
+    *x0 = vw->roi ? vw->x0_mm : -vw->margin_mm;
+    *y0 = vw->roi ? vw->y0_mm : -vw->margin_mm;
 }
 
-static unsigned qw__box(const unsigned *ii, int w, int h, int x, int y, int r)
+enum { QW__OUT = 0, QW__TABLE = 1, QW__DARK = 2, QW__SYM = 4 };
+
+/* Classifies every pixel: out of the play area, table, dark body, symbol
+ * colour; fills val (brightness) and rgb (white-balanced colour).  Returns
+ * the number of play-area pixels; *dark is the body threshold used. */
+static long qw__classify(vis_qwirkle *q, const vis_image *top, const vis_view *vw, int *dark)
 {
-    int x0 = x - r < 0 ? 0 : x - r, y0 = y - r < 0 ? 0 : y - r;
-    int x1 = x + r + 1 > w ? w : x + r + 1, y1 = y + r + 1 > h ? h : y + r + 1;
-    size_t W = (size_t)w + 1;
-    return ii[(size_t)y1 * W + x1] - ii[(size_t)y0 * W + x1] - ii[(size_t)y1 * W + x0] +
-           ii[(size_t)y0 * W + x0];
-}
-
-int vis_qwirkle_read(vis_qwirkle *q, const vis_image *top, const vis_view *vw, vis_reading *out,
-                     base_err *err)
-{
-    const int w = top ? top->width : 0, h = top ? top->height : 0;
-    const double ppm = vw ? vw->px_per_mm : 0, px = ppm > 0 ? 1.0 / ppm : 0;
-    const double cube = q->cube_mm;
-    size_t n = (size_t)w * (size_t)h;
-    int hist[256] = {0}, nplay = 0, vdark, rc = 0;
-    double angle = 0, pitch = cube, phu = 0, phv = 0;
-    unsigned *ii = NULL;
-    float *ex = NULL, *ey = NULL, *egx = NULL, *egy = NULL;
-    float *fu = NULL, *fv = NULL;
-    qw__cell *cells = NULL;
-    int nedge = 0;
-
-    if (!top || !vw || !out || top->channels != 3 || !(ppm > 0))
-        return base_err_set(err, BASE_EINVAL, "vis_qwirkle_read: bad argument");
-    memset(out, 0, sizeof *out);
-    out->pitch_mm = cube;
-    if (qw__reserve(q, n) != 0)
-        return base_err_set(err, BASE_ENOMEM, "out of memory");
-
-    /* 1. Classify: out of the play area, table, dark body, symbol. */
+    const int w = top->width, h = top->height;
+    const double px = 1.0 / vw->px_per_mm, cube = q->cube_mm;
+    double x0, y0;
+    int hist[256] = {0};
+    long nplay = 0;
+    qw__origin(vw, &x0, &y0);
     for (int y = 0; y < h; y++) {
         const unsigned char *row = top->data + (size_t)y * top->stride;
-        double ty = (y + 0.5) * px - vw->margin_mm;
+        double ty = (y + 0.5) * px + y0;
         for (int x = 0; x < w; x++) {
             size_t i = (size_t)y * w + x;
-            double tx = (x + 0.5) * px - vw->margin_mm;
-            bool in = tx > -cube && ty > -cube && tx < vw->mat_w + cube && ty < vw->mat_h + cube &&
-                      !qw__in_marker(vw, tx, ty);
-            qw__hsv(row[3 * x] * vw->gain[0], row[3 * x + 1] * vw->gain[1],
-                    row[3 * x + 2] * vw->gain[2], &q->hue[i], &q->sat[i], &q->val[i]);
+            double tx = (x + 0.5) * px + x0;
+            bool in = tx > -cube && ty > -cube && tx < vw->mat_w + cube &&
+                      ty < vw->mat_h + cube && !qw__in_marker(vw, tx, ty);
+            float b = row[3 * x] * vw->gain[0], g = row[3 * x + 1] * vw->gain[1],
+                  r = row[3 * x + 2] * vw->gain[2];
+            float mx = fmaxf(b, fmaxf(g, r));
+            q->rgb[3 * i] = b;
+            q->rgb[3 * i + 1] = g;
+            q->rgb[3 * i + 2] = r;
+            q->val[i] = (unsigned char)(mx > 255 ? 255 : mx);
             q->cls[i] = in ? QW__TABLE : QW__OUT;
             if (in) {
                 hist[q->val[i]]++;
@@ -325,371 +326,741 @@ int vis_qwirkle_read(vis_qwirkle *q, const vis_image *top, const vis_view *vw, v
             }
         }
     }
+    if (vw->dark > 0) {
+        *dark = vw->dark;
+    } else {
+        /* Black cubes are far darker than any usable table: half the
+         * median brightness, within sane bounds. */
+        long acc = 0;
+        int med = 0;
+        while (med < 255 && acc + hist[med] < nplay / 2)
+            acc += hist[med++];
+        *dark = med / 2 < 28 ? 28 : med / 2 > 150 ? 150 : med / 2;
+    }
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            size_t i = (size_t)y * w + x;
+            float b, g, r, mx, mn;
+            if (q->cls[i] == QW__OUT)
+                continue;
+            if (q->val[i] < *dark) {
+                q->cls[i] |= QW__DARK;
+                continue;
+            }
+            b = q->rgb[3 * i];
+            g = q->rgb[3 * i + 1];
+            r = q->rgb[3 * i + 2];
+            mx = fmaxf(b, fmaxf(g, r));
+            mn = fminf(b, fminf(g, r));
+            /* Saturated and clearly brighter than the body. */
+            if (mx - mn > 0.33f * mx && mx - mn > 24 && mx > 40)
+                q->cls[i] |= QW__SYM;
+        }
+    return nplay;
+}
+
+/* Connected symbol-coloured blobs (8-neighbours) with dark body around
+ * them, of a symbol's size.  Returns how many are in q->blobs. */
+static int qw__blobs(vis_qwirkle *q, const vis_view *vw, int w, int h, const int *dark)
+{
+    const double px = 1.0 / vw->px_per_mm, cube = q->cube_mm;
+    const double amin = 0.025 * cube * cube, amax = 0.45 * cube * cube;
+    const int fr = (int)(0.45 * cube * vw->px_per_mm + 0.5);
+    double x0, y0;
+    int nb = 0;
+    qw__origin(vw, &x0, &y0);
+    for (size_t i = 0; i < (size_t)w * h; i++)
+        q->lab[i] = -1;
+    for (int sy = 0; sy < h; sy++)
+        for (int sx = 0; sx < w; sx++) {
+            size_t s = (size_t)sy * w + sx;
+            int sp = 0;
+            qw__blob b;
+            if (!(q->cls[s] & QW__SYM) || q->lab[s] != -1)
+                continue;
+            memset(&b, 0, sizeof b);
+            q->lab[s] = nb < QW__MAXBLOBS ? nb : QW__MAXBLOBS;
+            q->stack[sp++] = (int)s;
+            while (sp > 0) {
+                int i = q->stack[--sp], x = i % w, y = i / w;
+                double tx = (x + 0.5) * px + x0, ty = (y + 0.5) * px + y0;
+                double wgt = q->val[i];
+                b.n++;
+                b.sx += tx;
+                b.sy += ty;
+                b.sxx += tx * tx;
+                b.syy += ty * ty;
+                b.sxy += tx * ty;
+                b.sw += wgt;
+                b.sb += wgt * q->rgb[3 * (size_t)i];
+                b.sg += wgt * q->rgb[3 * (size_t)i + 1];
+                b.sr += wgt * q->rgb[3 * (size_t)i + 2];
+                for (int dy = -1; dy <= 1; dy++)
+                    for (int dx = -1; dx <= 1; dx++) {
+                        int xx = x + dx, yy = y + dy;
+                        if (xx < 0 || yy < 0 || xx >= w || yy >= h)
+                            continue;
+                        size_t j = (size_t)yy * w + xx;
+                        if ((q->cls[j] & QW__SYM) && q->lab[j] == -1) {
+                            q->lab[j] = q->lab[s];
+                            q->stack[sp++] = (int)j;
+                        }
+                    }
+            }
+            {
+                double area = b.n * px * px;
+                int cx, cy, all = 0, dk = 0, lim;
+                if (area < amin || area > amax || nb >= QW__MAXBLOBS)
+                    continue;
+                b.x = b.sx / b.n;
+                b.y = b.sy / b.n;
+                cx = (int)floor((b.x - x0) / px);
+                cy = (int)floor((b.y - y0) / px);
+                /* Body around it: the face box less the symbol, darker than
+                 * the body threshold or well below the symbol's brightness
+                 * (a glossy top under a bright lamp is grey, a symbol on a
+                 * black table dim). */
+                lim = (int)fmax(*dark, 0.55 * b.sw / b.n);
+                for (int y = cy - fr; y <= cy + fr; y++)
+                    for (int x = cx - fr; x <= cx + fr; x++) {
+                        size_t j;
+                        if (x < 0 || y < 0 || x >= w || y >= h)
+                            continue;
+                        j = (size_t)y * w + x;
+                        if (q->lab[j] == q->lab[s] || q->cls[j] == QW__OUT)
+                            continue;
+                        all++;
+                        dk += q->val[j] < lim;
+                    }
+                b.darkfrac = all > 0 ? (float)dk / (float)all : 0.f;
+                if (b.darkfrac < 0.45f)
+                    continue;
+                q->blobs[nb++] = b;
+            }
+        }
+    return nb;
+}
+
+/* ---- grid ---- */
+
+static double qw__wrap(double a, double p) { return a - p * floor(a / p + 0.5); }
+
+static void qw__grid(vis_qwirkle *q, qw__blob *bl, int nb, double *angle, double *pitch,
+                     double *phu, double *phv)
+{
+    const double cube = q->cube_mm;
+    double sr = 0, si = 0, ca, sa;
+    int npairs = 0;
+    /* Rotation from neighbouring symbols. */
+    for (int i = 0; i < nb; i++)
+        for (int j = i + 1; j < nb; j++) {
+            double dx = bl[j].x - bl[i].x, dy = bl[j].y - bl[i].y, d = sqrt(dx * dx + dy * dy);
+            if (d < 0.8 * cube || d > 1.25 * cube)
+                continue;
+            double th = atan2(dy, dx);
+            sr += cos(4 * th);
+            si += sin(4 * th);
+            npairs++;
+        }
+    if (npairs > 0 && sqrt(sr * sr + si * si) > 0.3 * npairs)
+        *angle = atan2(si, sr) / 4;
+    else
+        *angle = q->have_angle ? q->last_angle : 0;
+    if (q->have_angle) {
+        /* Keep the axes of the last reading. */
+        while (*angle - q->last_angle > QW__PI / 4)
+            *angle -= QW__PI / 2;
+        while (*angle - q->last_angle < -QW__PI / 4)
+            *angle += QW__PI / 2;
+    }
+    if (npairs > 0) {
+        q->have_angle = true;
+        q->last_angle = *angle;
+    }
+    ca = cos(*angle);
+    sa = sin(*angle);
+    *pitch = cube;
+    for (int i = 0; i < nb; i++) {
+        bl[i].u = bl[i].x * ca + bl[i].y * sa;
+        bl[i].v = -bl[i].x * sa + bl[i].y * ca;
+    }
+    /* Phase: circular mean of the positions modulo the pitch, then again
+     * without the blobs far off it (side faces), then a least-squares refit
+     * of pitch and phase on the cells found. */
+    {
+        double keep = 0.5 * cube;
+        for (int it = 0; it < 3; it++) {
+            double ur = 0, ui = 0, vr = 0, vi = 0, k2 = 2 * QW__PI / *pitch;
+            for (int i = 0; i < nb; i++) {
+                if (it > 0 && (fabs(qw__wrap(bl[i].u - *phu, *pitch)) > keep ||
+                               fabs(qw__wrap(bl[i].v - *phv, *pitch)) > keep))
+                    continue;
+                ur += cos(k2 * bl[i].u);
+                ui += sin(k2 * bl[i].u);
+                vr += cos(k2 * bl[i].v);
+                vi += sin(k2 * bl[i].v);
+            }
+            if (ur == 0 && ui == 0)
+                break;
+            *phu = atan2(ui, ur) / k2;
+            *phv = atan2(vi, vr) / k2;
+            keep = 0.25 * cube;
+        }
+    }
+    {
+        /* u = phu + k pitch: fit over the blobs close to a cell centre. */
+        double n = 0, sk = 0, skk = 0, su = 0, sku = 0, m = 0, sl = 0, sll = 0, sv = 0, slv = 0;
+        for (int i = 0; i < nb; i++) {
+            double ku = floor((bl[i].u - *phu) / *pitch + 0.5), kv = floor((bl[i].v - *phv) / *pitch + 0.5);
+            if (fabs(bl[i].u - *phu - ku * *pitch) < 0.2 * cube) {
+                n++;
+                sk += ku;
+                skk += ku * ku;
+                su += bl[i].u;
+                sku += ku * bl[i].u;
+            }
+            if (fabs(bl[i].v - *phv - kv * *pitch) < 0.2 * cube) {
+                m++;
+                sl += kv;
+                sll += kv * kv;
+                sv += bl[i].v;
+                slv += kv * bl[i].v;
+            }
+        }
+        double du = n * skk - sk * sk, dv = m * sll - sl * sl, p1 = 0, p2 = 0, w1 = 0, w2 = 0;
+        if (n >= 3 && du > 1e-9) {
+            p1 = (n * sku - sk * su) / du;
+            w1 = du / n;
+        }
+        if (m >= 3 && dv > 1e-9) {
+            p2 = (m * slv - sl * sv) / dv;
+            w2 = dv / m;
+        }
+        if (w1 + w2 > 4) { /* the board spans a few cells: trust the fit */
+            double p = (p1 * w1 + p2 * w2) / (w1 + w2);
+            if (p > 0.97 * cube && p < 1.08 * cube)
+                *pitch = p;
+        }
+        if (n > 0)
+            *phu = (su - *pitch * sk) / n;
+        if (m > 0)
+            *phv = (sv - *pitch * sl) / m;
+    }
+    /* From cell centres to cell corners: cell k spans phase + [k, k+1) pitch. */
+    *phu -= 0.5 * *pitch;
+    *phv -= 0.5 * *pitch;
+}
+
+/* ---- side faces ---- */
+
+/* Whether blob b, in the cell next to a cube at cell (au, av) on the
+ * camera's side, is better explained as that cube's side face than as a
+ * top face.  n = (nu, nv) is the unit step from the cube toward b's cell in
+ * grid axes. */
+static bool qw__is_side(const vis_qwirkle *q, const vis_view *vw, const qw__blob *b, double ca,
+                        double sa, double pitch, double phu, double phv, int au, int av, int nu,
+                        int nv, double beyond_dark, bool beyond_known)
+{
+    const double half = 0.4875 * q->cube_mm, hgt = 0.975 * q->cube_mm;
+    const double *C = vw->cam_mm;
+    double acu = (au + 0.5) * pitch + phu, acv = (av + 0.5) * pitch + phv;
+    /* the face's centre and bottom edge centre, table coordinates */
+    double fu = acu + half * nu, fv = acv + half * nv;
+    double fx = fu * ca - fv * sa, fy = fu * sa + fv * ca;
+    double nx = nu * ca - nv * sa, ny = nu * sa + nv * ca;
+    double zt = q->cube_mm; /* the view's plane */
+    double s_mid, s_bot, s_top, L, e, cpos, dpos, side_pos, real_pos, var_n, var_p, r;
+    double mx, my, cxx, cyy, cxy, score_side, score_real;
+    if (!(C[2] > zt + 1))
+        return false;
+    /* camera on the outer side of the face's plane? */
+    if ((C[0] - fx) * nx + (C[1] - fy) * ny <= 0)
+        return false;
+    /* A face point at height z projects onto the plane zt at
+     * C + (P - C) (C_z - zt) / (C_z - z); along n: */
+    {
+        double pn = (fx - C[0]) * nx + (fy - C[1]) * ny; /* < 0 */
+        s_top = pn * (C[2] - zt) / (C[2] - hgt);
+        s_mid = pn * (C[2] - zt) / (C[2] - 0.5 * hgt);
+        s_bot = pn * (C[2] - zt) / (C[2] - 0);
+    }
+    L = fabs(s_bot - s_top);
+    e = L / (2 * half);
+    /* positions along n, measured from the camera's foot */
+    cpos = (b->x - C[0]) * nx + (b->y - C[1]) * ny;
+    side_pos = s_mid;
+    {
+        double bu = (au + nu + 0.5) * pitch + phu, bv = (av + nv + 0.5) * pitch + phv;
+        double bx = bu * ca - bv * sa, by = bu * sa + bv * ca;
+        real_pos = (bx - C[0]) * nx + (by - C[1]) * ny;
+    }
+    dpos = 1.6; /* mm: placement jitter of two cubes */
+    mx = b->sx / b->n;
+    my = b->sy / b->n;
+    cxx = b->sxx / b->n - mx * mx;
+    cyy = b->syy / b->n - my * my;
+    cxy = b->sxy / b->n - mx * my;
+    var_n = cxx * nx * nx + 2 * cxy * nx * ny + cyy * ny * ny;
+    var_p = cxx * ny * ny - 2 * cxy * nx * ny + cyy * nx * nx;
+    {
+        /* the pixel's own spread, so that tiny blobs are not all round */
+        double pv = 1.0 / (12 * vw->px_per_mm * vw->px_per_mm);
+        r = sqrt((var_n + pv) / (var_p + pv));
+    }
+    score_side = -(cpos - side_pos) * (cpos - side_pos) / (2 * dpos * dpos) -
+                 (log(r) - log(e)) * (log(r) - log(e)) / (2 * 0.15 * 0.15);
+    score_real = -(cpos - real_pos) * (cpos - real_pos) / (2 * dpos * dpos) -
+                 log(r) * log(r) / (2 * 0.15 * 0.15);
+    if (beyond_known && L > 4) {
+        /* a real cube shows its own side, dark, beyond it */
+        score_real += 3 * (beyond_dark - 0.5);
+        score_side -= 3 * (beyond_dark - 0.5);
+    }
+    return score_side > score_real;
+}
+
+/* ---- shape ---- */
+
+static void qw__shape(vis_qwirkle *q, const vis_view *vw, int w, int h, const qw__blob *b,
+                      double angle, int *shape, float *conf)
+{
+    const double px = 1.0 / vw->px_per_mm, rad = 0.38 * q->cube_mm;
+    const int side = QW__TSIDE;
+    double x0, y0, best[6];
+    int xa, xb, ya, yb, np = 0;
+    float pv[4096], pu[4096], pw[4096];
+    double sp = 0, spp = 0;
+    qw__origin(vw, &x0, &y0);
+    xa = (int)floor((b->x - rad - x0) / px);
+    xb = (int)ceil((b->x + rad - x0) / px);
+    ya = (int)floor((b->y - rad - y0) / px);
+    yb = (int)ceil((b->y + rad - y0) / px);
+    for (int y = ya < 0 ? 0 : ya; y <= yb && y < h; y++)
+        for (int x = xa < 0 ? 0 : xa; x <= xb && x < w && np < 4096; x++) {
+            double ox = (x + 0.5) * px + x0 - b->x, oy = (y + 0.5) * px + y0 - b->y;
+            if (ox * ox + oy * oy > rad * rad)
+                continue;
+            pu[np] = (float)ox;
+            pw[np] = (float)oy;
+            pv[np] = q->val[(size_t)y * w + x];
+            sp += pv[np];
+            spp += pv[np] * pv[np];
+            np++;
+        }
+    *shape = -1;
+    *conf = 0;
+    if (np < 12)
+        return;
+    {
+        double vp = spp - sp * sp / np;
+        if (vp <= 1e-6)
+            return;
+        for (int s = 0; s < 6; s++) {
+            const float *t = q->tmpl + (size_t)s * side * side;
+            best[s] = -2;
+            for (int k = 0; k < QW__NROT; k++) {
+                double a = angle + (k - QW__NROT / 2) * 3.0 * QW__PI / 180;
+                double ca = cos(a), sa = sin(a), st = 0, stt = 0, spt = 0;
+                for (int i = 0; i < np; i++) {
+                    /* into the symbol's axes, then template pixels */
+                    double u = (pu[i] * ca + pw[i] * sa) * QW__TRES + QW__THALF * QW__TRES - 0.5;
+                    double v = (-pu[i] * sa + pw[i] * ca) * QW__TRES + QW__THALF * QW__TRES - 0.5;
+                    int iu = (int)u, iv = (int)v;
+                    float fu = (float)(u - iu), fv = (float)(v - iv), tv;
+                    if (iu < 0 || iv < 0 || iu >= side - 1 || iv >= side - 1) {
+                        tv = 0;
+                    } else {
+                        const float *r0 = t + (size_t)iv * side + iu, *r1 = r0 + side;
+                        tv = (1 - fv) * ((1 - fu) * r0[0] + fu * r0[1]) +
+                             fv * ((1 - fu) * r1[0] + fu * r1[1]);
+                    }
+                    st += tv;
+                    stt += tv * tv;
+                    spt += pv[i] * tv;
+                }
+                double vt = stt - st * st / np;
+                if (vt <= 1e-9)
+                    continue;
+                double ncc = (spt - sp * st / np) / sqrt(vp * vt);
+                if (ncc > best[s])
+                    best[s] = ncc;
+            }
+        }
+    }
+    {
+        int s1 = 0;
+        double b2 = -2;
+        for (int s = 1; s < 6; s++)
+            if (best[s] > best[s1])
+                s1 = s;
+        for (int s = 0; s < 6; s++)
+            if (s != s1 && best[s] > b2)
+                b2 = best[s];
+        *shape = s1;
+        /* the gap to the runner-up, against what correlation noise gives */
+        *conf = (float)fmin(1.0, fmax(0.0, (best[s1] - b2) / 0.04) * fmax(0.0, best[s1]));
+    }
+}
+
+/* ---- the reading ---- */
+
+int vis_qwirkle_read(vis_qwirkle *q, const vis_image *top, const vis_view *vw, vis_reading *out,
+                     base_err *err)
+{
+    const int w = top ? top->width : 0, h = top ? top->height : 0;
+    const double ppm = vw ? vw->px_per_mm : 0;
+    const double cube = q ? q->cube_mm : 0;
+    double angle = 0, pitch = cube, phu = 0, phv = 0, ca, sa, x0, y0;
+    int dark, nb, rc;
+    long nplay;
+    qw__blob *bl;
+
+    if (!q || !top || !vw || !out || top->channels != 3 || !(ppm > 0))
+        return base_err_set(err, BASE_EINVAL, "vis_qwirkle_read: bad argument");
+    memset(out, 0, sizeof *out);
+    out->pitch_mm = cube;
+    if (qw__reserve(q, w, h) != 0)
+        return base_err_set(err, BASE_ENOMEM, "out of memory");
+    qw__origin(vw, &x0, &y0);
+    nplay = qw__classify(q, top, vw, &dark);
     if (nplay == 0)
         return base_err_set(err, BASE_ERANGE, "the view shows none of the play area");
     {
-        /* Black cubes are far darker than any usable table: half the
-         * median brightness, within sane bounds; a symbol is brighter than
-         * the body by far. */
-        int acc = 0, med = 0;
-        while (med < 255 && acc + hist[med] < nplay / 2)
-            acc += hist[med++];
-        vdark = med / 2;
-        vdark = vdark < 30 ? 30 : vdark > 90 ? 90 : vdark;
+        /* Templates blurred as the camera and the rectification blur. */
+        double cam = vw->cam_px_per_mm > 0 ? vw->cam_px_per_mm : ppm;
+        double sg = sqrt(0.8 * 0.8 / (cam * cam) + 0.35 * 0.35 / (ppm * ppm));
+        if ((rc = qw__templates(q, floor(sg * 10 + 0.5) / 10)) != 0)
+            return base_err_set(err, rc, "out of memory");
     }
-    for (size_t i = 0; i < n; i++)
-        if (q->cls[i] != QW__OUT && q->val[i] < vdark)
-            q->cls[i] = QW__DARK;
-
-    /* 2. The cube silhouette: the dark body closed over its symbols (a
-     * dilation then an erosion by a square a bit larger than a symbol). */
-    if (!(ii = malloc(sizeof *ii * (size_t)(w + 1) * (size_t)(h + 1)))) {
-        rc = base_err_set(err, BASE_ENOMEM, "out of memory");
-        goto done;
-    }
-    {
-        unsigned char *m = (unsigned char *)q->sil; /* n bytes of scratch */
-        const int r = (int)(0.36 * cube * ppm + 0.5);
-        for (size_t i = 0; i < n; i++)
-            m[i] = q->cls[i] == QW__DARK;
-        qw__integral(m, w, h, ii);
-        for (int y = 0; y < h; y++)
-            for (int x = 0; x < w; x++)
-                m[(size_t)y * w + x] = qw__box(ii, w, h, x, y, r) == 0; /* not dilated */
-        qw__integral(m, w, h, ii);
-        /* Closed: no undilated pixel within r.  Kept in bit 4 of cls. */
-        for (int y = 0; y < h; y++)
-            for (int x = 0; x < w; x++) {
-                size_t i = (size_t)y * w + x;
-                if (q->cls[i] != QW__OUT && qw__box(ii, w, h, x, y, r) == 0)
-                    q->cls[i] |= 0x10;
-            }
-    }
-
-    /* 3. Outline pixels of the silhouette and their gradients. */
-    {
-        size_t cap = n / 4 + 16;
-        ex = malloc(sizeof *ex * cap);
-        ey = malloc(sizeof *ey * cap);
-        egx = malloc(sizeof *egx * cap);
-        egy = malloc(sizeof *egy * cap);
-        if (!ex || !ey || !egx || !egy) {
-            rc = base_err_set(err, BASE_ENOMEM, "out of memory");
-            goto done;
-        }
-        for (int y = 1; y < h - 1; y++)
-            for (int x = 1; x < w - 1; x++) {
-                size_t i = (size_t)y * w + x;
-                /* Sobel on the silhouette bit */
-#define QW__S(j) ((q->cls[(j)] & 0x10) ? 1.f : 0.f)
-                float gx = QW__S(i - w + 1) + 2 * QW__S(i + 1) + QW__S(i + w + 1) - QW__S(i - w - 1) -
-                           2 * QW__S(i - 1) - QW__S(i + w - 1);
-                float gy = QW__S(i + w - 1) + 2 * QW__S(i + w) + QW__S(i + w + 1) - QW__S(i - w - 1) -
-                           2 * QW__S(i - w) - QW__S(i - w + 1);
-#undef QW__S
-                if (gx == 0 && gy == 0)
-                    continue;
-                if ((size_t)nedge >= cap)
-                    break;
-                ex[nedge] = (float)((x + 0.5) * px - vw->margin_mm);
-                ey[nedge] = (float)((y + 0.5) * px - vw->margin_mm);
-                egx[nedge] = gx;
-                egy[nedge] = gy;
-                nedge++;
-            }
-    }
-    if (nedge < 8) {
+    nb = qw__blobs(q, vw, w, h, &dark);
+    bl = q->blobs;
+    if (nb == 0) {
         out->grid_angle_deg = q->have_angle ? q->last_angle * 180 / QW__PI : 0;
-        goto hand; /* an empty board */
+        return 0;
     }
-
-    /* 4. Rotation: circular mean of 4x the outline gradient angle. */
-    {
-        double sr = 0, si = 0;
-        for (int k = 0; k < nedge; k++) {
-            double m2 = egx[k] * egx[k] + egy[k] * egy[k], th = atan2(egy[k], egx[k]);
-            sr += m2 * cos(4 * th);
-            si += m2 * sin(4 * th);
-        }
-        angle = atan2(si, sr) / 4; /* (-pi/4, pi/4] */
-        if (q->have_angle) {
-            /* Keep the axes of the last reading. */
-            while (angle - q->last_angle > QW__PI / 4)
-                angle -= QW__PI / 2;
-            while (angle - q->last_angle < -QW__PI / 4)
-                angle += QW__PI / 2;
-        }
-        q->have_angle = true;
-        q->last_angle = angle;
-    }
-
-    /* 5. Pitch and phase: where the outlines fall, modulo the pitch. */
-    {
-        const double ca = cos(angle), sa = sin(angle);
-        double best = -1;
-        for (double p = 0.98 * cube; p <= 1.10 * cube + 1e-9; p += 0.01 * cube) {
-            double ur = 0, ui = 0, vr = 0, vi = 0, k2 = 2 * QW__PI / p;
-            for (int k = 0; k < nedge; k++) {
-                double u = ex[k] * ca + ey[k] * sa, v = -ex[k] * sa + ey[k] * ca;
-                double gu = egx[k] * ca + egy[k] * sa, gv = -egx[k] * sa + egy[k] * ca;
-                double wu = gu * gu, wv = gv * gv;
-                ur += wu * cos(k2 * u);
-                ui += wu * sin(k2 * u);
-                vr += wv * cos(k2 * v);
-                vi += wv * sin(k2 * v);
-            }
-            double score = sqrt(ur * ur + ui * ui) + sqrt(vr * vr + vi * vi);
-            if (score > best) {
-                best = score;
-                pitch = p;
-                phu = atan2(ui, ur) / (2 * QW__PI) * p;
-                phv = atan2(vi, vr) / (2 * QW__PI) * p;
-            }
-        }
-    }
+    qw__grid(q, bl, nb, &angle, &pitch, &phu, &phv);
     out->grid_angle_deg = angle * 180 / QW__PI;
     out->pitch_mm = pitch;
     out->phase_x_mm = phu;
     out->phase_y_mm = phv;
+    ca = cos(angle);
+    sa = sin(angle);
 
-    /* 6. Cells: what each cell holds. */
-    {
-        const double ca = cos(angle), sa = sin(angle);
-        const double inner = 0.30 * cube, face = 0.44 * cube, rim0 = 0.37 * cube;
-        double ext = (w > h ? w : h) * px * 1.5 + 2 * vw->margin_mm;
-        int side = (int)(2 * ext / pitch) + 4, kmin;
-        if (side > 4 * QW__MAXCELLS)
-            side = 4 * QW__MAXCELLS;
-        kmin = -side / 2;
-        if (!(cells = calloc((size_t)side * side, sizeof *cells))) {
-            rc = base_err_set(err, BASE_ENOMEM, "out of memory");
-            goto done;
-        }
-        for (int y = 0; y < h; y++)
-            for (int x = 0; x < w; x++) {
-                size_t i = (size_t)y * w + x;
-                int c = q->cls[i];
-                if (c == QW__OUT)
-                    continue;
-                double tx = (x + 0.5) * px - vw->margin_mm, ty = (y + 0.5) * px - vw->margin_mm;
-                double u = tx * ca + ty * sa - phu, v = -tx * sa + ty * ca - phv;
-                int ku = (int)floor(u / pitch), kv = (int)floor(v / pitch);
-                double du = u - (ku + 0.5) * pitch, dv = v - (kv + 0.5) * pitch;
-                double adu = fabs(du), adv = fabs(dv), am = adu > adv ? adu : adv;
-                int iu = ku - kmin, iv = kv - kmin;
-                if (iu < 0 || iv < 0 || iu >= side || iv >= side)
-                    continue;
-                qw__cell *cl = &cells[(size_t)iv * side + iu];
-                if (am < inner) {
-                    cl->all++;
-                    cl->sil += (c & 0x10) != 0;
+    /* Cells: the blob nearest each cell centre, if near enough. */
+    for (int i = 0; i < nb; i++) {
+        double fu = (bl[i].u - phu) / pitch - 0.5, fv = (bl[i].v - phv) / pitch - 0.5;
+        bl[i].ku = (int)floor(fu + 0.5);
+        bl[i].kv = (int)floor(fv + 0.5);
+        bl[i].res = pitch * sqrt((fu - bl[i].ku) * (fu - bl[i].ku) + (fv - bl[i].kv) * (fv - bl[i].kv));
+        bl[i].cand = bl[i].res < 0.3 * cube;
+        bl[i].fake = false;
+    }
+    for (int i = 0; i < nb; i++)
+        for (int j = 0; j < nb && bl[i].cand; j++)
+            if (j != i && bl[j].cand && bl[j].ku == bl[i].ku && bl[j].kv == bl[i].kv &&
+                (bl[j].res < bl[i].res || (bl[j].res == bl[i].res && j < i)))
+                bl[i].cand = false;
+
+    /* Side faces, from the cubes farthest from the camera inward. */
+    if (vw->has_cam) {
+        int order[QW__MAXBLOBS], no = 0;
+        double dist[QW__MAXBLOBS];
+        for (int i = 0; i < nb; i++)
+            if (bl[i].cand) {
+                double dx = bl[i].x - vw->cam_mm[0], dy = bl[i].y - vw->cam_mm[1];
+                dist[i] = dx * dx + dy * dy;
+                int k = no++;
+                while (k > 0 && dist[order[k - 1]] < dist[i]) {
+                    order[k] = order[k - 1];
+                    k--;
                 }
-                if (am >= rim0 && am < face) {
-                    cl->ring++;
-                    cl->ring_dark += (c & 0x0f) == QW__DARK;
-                }
-                if (am < face && (c & 0x0f) != QW__DARK && q->sat[i] > 90 &&
-                    q->val[i] > 2 * vdark) {
-                    double hr = q->hue[i] * 2 * QW__PI / 180;
-                    cl->sym++;
-                    cl->hx += cos(hr);
-                    cl->hy += sin(hr);
-                    cl->ux += du;
-                    cl->vy += dv;
-                }
+                order[k] = i;
             }
-
-        /* 7. Read each cube. */
-        fu = malloc(sizeof *fu * (size_t)(4 * cube * cube * ppm * ppm + 16));
-        fv = malloc(sizeof *fv * (size_t)(4 * cube * cube * ppm * ppm + 16));
-        if (!fu || !fv) {
-            rc = base_err_set(err, BASE_ENOMEM, "out of memory");
-            goto done;
-        }
-        for (int iv = 0; iv < side; iv++)
-            for (int iu = 0; iu < side; iu++) {
-                qw__cell *cl = &cells[(size_t)iv * side + iu];
-                double occ, rimd, hue, cu, cv, tx, ty, d1 = 1e9, d2 = 1e9, s1 = 1e9, s2 = 1e9;
-                int col = -1, shp = -1, nf = 0, ku = iu + kmin, kv = iv + kmin;
-                vis_piece *pc;
-                if (cl->all < 8 || cl->ring < 8)
-                    continue;
-                occ = (double)cl->sil / cl->all;
-                rimd = (double)cl->ring_dark / cl->ring;
-                if (occ < 0.9 || rimd < 0.55 || cl->sym < 4)
-                    continue;
-                cu = (ku + 0.5) * pitch + phu;
-                cv = (kv + 0.5) * pitch + phv;
-                tx = cu * ca - cv * sa;
-                ty = cu * sa + cv * ca;
-                if (tx < 0 || ty < 0 || tx > vw->mat_w || ty > vw->mat_h ||
-                    qw__in_marker(vw, tx, ty))
-                    continue;
-                if (out->npieces >= VIS_MAX_PIECES)
-                    continue;
-                hue = atan2(cl->hy, cl->hx) * 180 / (2 * QW__PI);
-                if (hue < 0)
-                    hue += 180;
-                for (int k = 0; k < 6; k++) {
-                    double d = qw__hue_dist(hue, q->prof.hue[k]);
-                    if (d < d1) {
-                        d2 = d1;
-                        d1 = d;
-                        col = k;
-                    } else if (d < d2) {
-                        d2 = d;
-                    }
+        for (int oi = 0; oi < no; oi++) {
+            qw__blob *b = &bl[order[oi]];
+            static const int dirs[4][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}};
+            for (int d = 0; d < 4 && !b->fake; d++) {
+                int au = b->ku - dirs[d][0], av = b->kv - dirs[d][1];
+                bool behind = false, ahead = false;
+                for (int j = 0; j < nb; j++) {
+                    if (!bl[j].cand || bl[j].fake)
+                        continue;
+                    behind |= bl[j].ku == au && bl[j].kv == av;
+                    ahead |= bl[j].ku == b->ku + dirs[d][0] && bl[j].kv == b->kv + dirs[d][1];
                 }
+                if (!behind)
+                    continue;
+                /* How dark the strip just beyond b's cell is (where b's own
+                 * side would show if it were a cube). */
+                double bd = 0;
                 {
-                    const double r = 0.5 * cube;
-                    int x0 = (int)floor((tx - r * 1.5 + vw->margin_mm) * ppm),
-                        x1 = (int)ceil((tx + r * 1.5 + vw->margin_mm) * ppm);
-                    int y0 = (int)floor((ty - r * 1.5 + vw->margin_mm) * ppm),
-                        y1 = (int)ceil((ty + r * 1.5 + vw->margin_mm) * ppm);
-                    for (int y = y0 < 0 ? 0 : y0; y <= y1 && y < h; y++)
-                        for (int x = x0 < 0 ? 0 : x0; x <= x1 && x < w; x++) {
-                            size_t i = (size_t)y * w + x;
-                            if ((q->cls[i] & 0x0f) == QW__DARK || q->cls[i] == QW__OUT ||
-                                q->sat[i] <= 90 || q->val[i] <= 2 * vdark)
+                    int cnt = 0, dk = 0;
+                    double cu = (b->ku + 0.5) * pitch + phu, cv = (b->kv + 0.5) * pitch + phv;
+                    for (double s = 0.55; s <= 0.8; s += 0.05)
+                        for (double t = -0.3; t <= 0.3; t += 0.1) {
+                            double uu = cu + (dirs[d][0] * s + dirs[d][1] * t) * cube;
+                            double vv = cv + (dirs[d][1] * s + dirs[d][0] * t) * cube;
+                            double tx = uu * ca - vv * sa, ty = uu * sa + vv * ca;
+                            int x = (int)floor((tx - x0) * ppm), y = (int)floor((ty - y0) * ppm);
+                            if (x < 0 || y < 0 || x >= w || y >= h)
                                 continue;
-                            double ox = (x + 0.5) * px - vw->margin_mm - tx,
-                                   oy = (y + 0.5) * px - vw->margin_mm - ty;
-                            double du = ox * ca + oy * sa, dv = -ox * sa + oy * ca;
-                            if (fabs(du) < face && fabs(dv) < face) {
-                                fu[nf] = (float)du;
-                                fv[nf] = (float)dv;
-                                nf++;
-                            }
+                            cnt++;
+                            dk += (q->cls[(size_t)y * w + x] & QW__DARK) != 0;
                         }
+                    bd = cnt ? (double)dk / cnt : 0;
+                    if (!cnt)
+                        ahead = true;
                 }
-                {
-                    qw__feat f = qw__features(fu, fv, nf, 0.5 * cube, px);
-                    for (int k = 0; k < 6; k++) {
-                        const qw__feat *p = &q->proto[k];
-                        double d = fabs(f.fill - p->fill) / 0.10 + fabs(f.a4s - p->a4s) / 0.04 +
-                                   fabs(f.a8 - p->a8) / 0.03;
-                        if (d < s1) {
-                            s2 = s1;
-                            s1 = d;
-                            shp = k;
-                        } else if (d < s2) {
-                            s2 = d;
-                        }
-                    }
-                }
-                pc = &out->pieces[out->npieces++];
-                pc->gx = ku;
-                pc->gy = kv;
-                pc->color = col;
-                pc->shape = shp;
-                pc->x_mm = tx;
-                pc->y_mm = ty;
-                pc->color_conf = (float)((d2 - d1) / (d2 + d1 + 1e-9));
-                pc->shape_conf = (float)((s2 - s1) / (s2 + s1 + 1e-9));
-                {
-                    double ox = cl->ux / cl->sym, oy = cl->vy / cl->sym;
-                    double centred = 1 - fmin(1, sqrt(ox * ox + oy * oy) / (0.25 * cube));
-                    double c = fmin(pc->color_conf, pc->shape_conf);
-                    pc->conf = (float)(c * (0.5 + 0.5 * centred));
-                }
+                if (qw__is_side(q, vw, b, ca, sa, pitch, phu, phv, au, av, dirs[d][0],
+                                dirs[d][1], bd, !ahead))
+                    b->fake = true;
             }
+        }
     }
 
-hand:
-    /* 8. A hand or arm: a large region unlike the table and not cube that
-     * reaches the edge of the play area. */
+    /* Read each cube. */
+    for (int i = 0; i < nb; i++) {
+        qw__blob *b = &bl[i];
+        double cu, cv, tx, ty, hue, sat, val, d1 = 1e9, d2 = 1e9;
+        int col = -1, shp = -1;
+        float sconf;
+        vis_piece *pc;
+        if (!b->cand || b->fake)
+            continue;
+        cu = (b->ku + 0.5) * pitch + phu;
+        cv = (b->kv + 0.5) * pitch + phv;
+        tx = cu * ca - cv * sa;
+        ty = cu * sa + cv * ca;
+        if (tx < 0 || ty < 0 || tx > vw->mat_w || ty > vw->mat_h || qw__in_marker(vw, tx, ty))
+            continue;
+        if (out->npieces >= VIS_MAX_PIECES)
+            break;
+        qw__hsv(b->sb / b->sw, b->sg / b->sw, b->sr / b->sw, &hue, &sat, &val);
+        for (int k = 0; k < 6; k++) {
+            double d = qw__hue_dist(hue, q->prof.hue[k]);
+            if (d < d1) {
+                d2 = d1;
+                d1 = d;
+                col = k;
+            } else if (d < d2) {
+                d2 = d;
+            }
+        }
+        qw__shape(q, vw, w, h, b, angle, &shp, &sconf);
+        pc = &out->pieces[out->npieces++];
+        pc->gx = b->ku;
+        pc->gy = b->kv;
+        pc->color = col;
+        pc->shape = shp;
+        pc->x_mm = tx;
+        pc->y_mm = ty;
+        pc->hue = (float)hue;
+        pc->sat = (float)sat;
+        pc->color_conf = (float)((d2 - d1) / (d2 + d1 + 1e-9));
+        pc->shape_conf = sconf;
+        {
+            double centred = 1 - fmin(1, b->res / (0.3 * cube));
+            double c = fmin(pc->color_conf, pc->shape_conf);
+            pc->conf = (float)(c * (0.6 + 0.4 * centred) * fmin(1.0, b->darkfrac / 0.6));
+        }
+    }
+    return 0;
+}
+
+/* ---- survey ---- */
+
+int vis_qwirkle_survey(vis_qwirkle *q, const vis_image *top, const vis_view *vw, vis_survey *out,
+                       base_err *err)
+{
+    const int w = top ? top->width : 0, h = top ? top->height : 0;
+    const double ppm = vw ? vw->px_per_mm : 0, px = ppm > 0 ? 1.0 / ppm : 0;
+    double x0, y0;
+    int dark, nb;
+    long nplay;
+
+    if (!q || !top || !vw || !out || top->channels != 3 || !(ppm > 0))
+        return base_err_set(err, BASE_EINVAL, "vis_qwirkle_survey: bad argument");
+    memset(out, 0, sizeof *out);
+    if (qw__reserve(q, w, h) != 0)
+        return base_err_set(err, BASE_ENOMEM, "out of memory");
+    qw__origin(vw, &x0, &y0);
+    nplay = qw__classify(q, top, vw, &dark);
+    if (nplay == 0)
+        return base_err_set(err, BASE_ERANGE, "the view shows none of the play area");
+    out->dark = dark;
+    nb = qw__blobs(q, vw, w, h, &dark);
+    out->x0_mm = out->y0_mm = 1e9;
+    out->x1_mm = out->y1_mm = -1e9;
+    for (int i = 0; i < nb; i++) {
+        const qw__blob *b = &q->blobs[i];
+        if (b->x < -q->cube_mm || b->y < -q->cube_mm || b->x > vw->mat_w + q->cube_mm ||
+            b->y > vw->mat_h + q->cube_mm)
+            continue;
+        out->ncandidates++;
+        out->x0_mm = fmin(out->x0_mm, b->x);
+        out->y0_mm = fmin(out->y0_mm, b->y);
+        out->x1_mm = fmax(out->x1_mm, b->x);
+        out->y1_mm = fmax(out->y1_mm, b->y);
+    }
+    if (!out->ncandidates)
+        out->x0_mm = out->y0_mm = out->x1_mm = out->y1_mm = 0;
+
+    /* A hand or arm: a large region unlike the table, neither cube body
+     * nor symbol, that crosses the edge of the play area.  The table is
+     * modelled by the median and spread of each channel over the play
+     * area's table pixels (a textured table has a wide spread). */
     {
-        double mb = 0, mg = 0, mr = 0;
-        int nt = 0, *stack;
-        unsigned char *m = (unsigned char *)q->sil;
-        for (int y = 0; y < h; y += 2)
-            for (int x = 0; x < w; x += 2) {
+        int hist[3][256];
+        long nt = 0;
+        double med[3], spread[3];
+        unsigned char *m = q->cls; /* reused: bit 3 = foreign */
+        const double min_area = 6.0 * q->cube_mm * q->cube_mm * ppm * ppm;
+        memset(hist, 0, sizeof hist);
+        for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x++) {
                 size_t i = (size_t)y * w + x;
                 if (q->cls[i] != QW__TABLE)
                     continue;
                 const unsigned char *p = top->data + (size_t)y * top->stride + 3 * x;
-                mb += p[0];
-                mg += p[1];
-                mr += p[2];
+                for (int c = 0; c < 3; c++)
+                    hist[c][p[c]]++;
                 nt++;
             }
-        if (nt > 0) {
-            mb /= nt;
-            mg /= nt;
-            mr /= nt;
-        }
-        if (!(stack = malloc(sizeof *stack * n))) {
-            rc = base_err_set(err, BASE_ENOMEM, "out of memory");
-            goto done;
+        if (nt < 100)
+            return 0;
+        for (int c = 0; c < 3; c++) {
+            long acc = 0;
+            int lo = -1, md = -1, hi = -1;
+            for (int v = 0; v < 256; v++) {
+                acc += hist[c][v];
+                if (lo < 0 && acc >= nt / 10)
+                    lo = v;
+                if (md < 0 && acc >= nt / 2)
+                    md = v;
+                if (hi < 0 && acc >= nt - nt / 10)
+                    hi = v;
+            }
+            med[c] = md;
+            spread[c] = fmax(12.0, 0.5 * (hi - lo));
         }
         for (int y = 0; y < h; y++)
             for (int x = 0; x < w; x++) {
                 size_t i = (size_t)y * w + x;
                 const unsigned char *p = top->data + (size_t)y * top->stride + 3 * x;
-                double d = fabs(p[0] - mb) + fabs(p[1] - mg) + fabs(p[2] - mr);
-                m[i] = q->cls[i] == QW__TABLE && d > 150;
-            }
-        {
-            const double min_area = 3.0 * cube * cube * ppm * ppm;
-            for (size_t s = 0; s < n && !out->hand; s++) {
-                int sp = 0, area = 0;
-                bool edge = false;
-                if (m[s] != 1)
+                double d = 0;
+                if (q->cls[i] == QW__OUT)
                     continue;
-                m[s] = 2;
-                stack[sp++] = (int)s;
-                while (sp > 0) {
-                    int i = stack[--sp], x = i % w, y = i / w;
-                    double tx = (x + 0.5) * px - vw->margin_mm, ty = (y + 0.5) * px - vw->margin_mm;
-                    area++;
-                    if (tx < 2 || ty < 2 || tx > vw->mat_w - 2 || ty > vw->mat_h - 2)
-                        edge = true;
-                    if (x > 0 && m[i - 1] == 1) {
-                        m[i - 1] = 2;
-                        stack[sp++] = i - 1;
-                    }
-                    if (x < w - 1 && m[i + 1] == 1) {
-                        m[i + 1] = 2;
-                        stack[sp++] = i + 1;
-                    }
-                    if (y > 0 && m[i - w] == 1) {
-                        m[i - w] = 2;
-                        stack[sp++] = i - w;
-                    }
-                    if (y < h - 1 && m[i + w] == 1) {
-                        m[i + w] = 2;
-                        stack[sp++] = i + w;
+                for (int c = 0; c < 3; c++)
+                    d += fabs(p[c] - med[c]) / spread[c];
+                if (d > 7.5 && !(q->cls[i] & QW__DARK))
+                    m[i] |= 8;
+            }
+        for (size_t s = 0; s < (size_t)w * h && !out->hand; s++) {
+            int sp = 0;
+            long area = 0;
+            bool edge = false;
+            if (!(m[s] & 8))
+                continue;
+            m[s] &= (unsigned char)~8;
+            q->stack[sp++] = (int)s;
+            while (sp > 0) {
+                int i = q->stack[--sp], x = i % w, y = i / w;
+                double tx = (x + 0.5) * px + x0, ty = (y + 0.5) * px + y0;
+                area++;
+                if (tx < 2 || ty < 2 || tx > vw->mat_w - 2 || ty > vw->mat_h - 2)
+                    edge = true;
+                for (int k = 0; k < 4; k++) {
+                    int xx = x + (k == 0) - (k == 1), yy = y + (k == 2) - (k == 3);
+                    if (xx < 0 || yy < 0 || xx >= w || yy >= h)
+                        continue;
+                    size_t j = (size_t)yy * w + xx;
+                    if (m[j] & 8) {
+                        m[j] &= (unsigned char)~8;
+                        q->stack[sp++] = (int)j;
                     }
                 }
-                if (edge && area > min_area)
-                    out->hand = true;
             }
+            if (edge && area > min_area)
+                out->hand = true;
         }
-        free(stack);
     }
-done:
-    free(ii);
-    free(ex);
-    free(ey);
-    free(egx);
-    free(egy);
-    free(fu);
-    free(fv);
-    free(cells);
-    return rc;
+    return 0;
 }
+
+/* ---- learning a profile ---- */
 
 int vis_qwirkle_learn(vis_qwirkle *q, const vis_image *top, const vis_view *view,
                       vis_qwirkle_profile *out, base_err *err)
 {
-    vis_reading *r = malloc(sizeof *r);
-    int rc;
-    if (!r)
+    vis_reading *r;
+    double cen[6], sat[6];
+    int assign[VIS_MAX_PIECES], cnt[6], rc;
+    if (!q || !out)
+        return base_err_set(err, BASE_EINVAL, "vis_qwirkle_learn: bad argument");
+    if (!(r = malloc(sizeof *r)))
         return base_err_set(err, BASE_ENOMEM, "out of memory");
-    rc = vis_qwirkle_read(q, top, view, r, err);
-    (void)out;
-    free(r);
-    if (rc)
+    if ((rc = vis_qwirkle_read(q, top, view, r, err)) != 0) {
+        free(r);
         return rc;
-    return base_err_set(err, BASE_EUNSUPPORTED, "learning a colour profile is not built yet");
+    }
+    if (r->npieces < 6) {
+        int n = r->npieces;
+        free(r);
+        return base_err_set(err, BASE_ENOTFOUND,
+                            "learning colours needs cubes of all six colours in view; %d cube%s "
+                            "seen",
+                            n, n == 1 ? "" : "s");
+    }
+    for (int k = 0; k < 6; k++)
+        cen[k] = q->prof.hue[k];
+    /* k-means on the hue circle, from the current profile. */
+    for (int it = 0; it < 20; it++) {
+        double sx[6] = {0}, sy[6] = {0}, ss[6] = {0};
+        for (int k = 0; k < 6; k++)
+            cnt[k] = 0;
+        for (int i = 0; i < r->npieces; i++) {
+            int bk = 0;
+            for (int k = 1; k < 6; k++)
+                if (qw__hue_dist(r->pieces[i].hue, cen[k]) < qw__hue_dist(r->pieces[i].hue, cen[bk]))
+                    bk = k;
+            assign[i] = bk;
+            cnt[bk]++;
+            sx[bk] += cos(r->pieces[i].hue * QW__PI / 90);
+            sy[bk] += sin(r->pieces[i].hue * QW__PI / 90);
+            ss[bk] += r->pieces[i].sat;
+        }
+        for (int k = 0; k < 6; k++)
+            if (cnt[k]) {
+                double a = atan2(sy[k], sx[k]) * 90 / QW__PI;
+                cen[k] = a < 0 ? a + 180 : a;
+                sat[k] = ss[k] / cnt[k];
+            }
+    }
+    (void)assign;
+    for (int k = 0; k < 6; k++)
+        if (!cnt[k]) {
+            free(r);
+            return base_err_set(err, BASE_ENOTFOUND,
+                                "learning colours needs all six colours in view; no cube looked "
+                                "%s enough",
+                                (const char *[]){"red", "orange", "yellow", "green", "blue",
+                                                 "purple"}[k]);
+        }
+    /* The clusters must keep the colours' order around the circle. */
+    for (int k = 0; k < 6; k++) {
+        double a = cen[k], b = cen[(k + 1) % 6], d = b - a;
+        if (d < 0)
+            d += 180;
+        if (d <= 0 || d >= 90) {
+            free(r);
+            return base_err_set(err, BASE_ENOTFOUND,
+                                "the colours seen do not separate into six hues in order");
+        }
+    }
+    for (int k = 0; k < 6; k++) {
+        out->hue[k] = (float)cen[k];
+        out->sat[k] = (float)sat[k];
+    }
+    free(r);
+    return 0;
 }

@@ -26,6 +26,22 @@ typedef struct vis_view {
     double margin_mm;
     double mat_w, mat_h, marker_mm;
     float gain[3]; /* white balance gains for B, G, R (1 = none) */
+    /* Optional, zero when unknown:
+     * roi: the view shows only part of the table; pixel (u, v) shows table
+     *   point (x0_mm + (u + 0.5) / px_per_mm, y0_mm + ...) and margin_mm is
+     *   ignored (calib's cal_rectify_roi).
+     * cam_mm: the camera centre in table mm (z up; calib's cal_mat_camera)
+     *   so that side faces of cubes seen at a slant are told from tops.
+     * cam_px_per_mm: how finely the camera itself sees the board, which
+     *   sets how blurred the symbols are expected to be.
+     * dark: the brightness (0..255) below which a pixel is cube body, as a
+     *   survey of the whole view found it. */
+    bool roi;
+    double x0_mm, y0_mm;
+    bool has_cam;
+    double cam_mm[3];
+    double cam_px_per_mm;
+    int dark;
 } vis_view;
 
 /* One piece read. color and shape follow rules/' order (red orange yellow
@@ -37,6 +53,7 @@ typedef struct vis_piece {
     double x_mm, y_mm;   /* the top face's centre on the table */
     float conf;          /* 0..1: how sure the whole reading of it is */
     float color_conf, shape_conf;
+    float hue, sat;      /* the symbol's mean colour (OpenCV hue 0..179, 0..255) */
 } vis_piece;
 
 typedef struct vis_reading {
@@ -60,10 +77,28 @@ vis_qwirkle_profile vis_qwirkle_default_profile(void);
 
 typedef struct vis_qwirkle vis_qwirkle;
 
+/* Replaces the colour profile of q (for the next readings). */
+void vis_qwirkle_set_profile(vis_qwirkle *q, const vis_qwirkle_profile *profile);
+
 /* cube_mm: the cubes' side (20). profile may be NULL for the defaults. */
 int vis_qwirkle_new(double cube_mm, const vis_qwirkle_profile *profile, vis_qwirkle **out,
                     base_err *err);
 void vis_qwirkle_free(vis_qwirkle *q);
+
+/* What a coarse look at the whole play area finds: where the cubes are
+ * (so that only that part need be rectified finely), how dark their
+ * bodies are, and whether a hand is in the way. */
+typedef struct vis_survey {
+    int ncandidates;        /* symbol-like blobs on dark bodies */
+    double x0_mm, y0_mm, x1_mm, y1_mm; /* their bounding box, table mm */
+    int dark;               /* body threshold for vis_view.dark */
+    bool hand;
+} vis_survey;
+
+/* Surveys a full view of the play area (not a roi), best at about one
+ * pixel a millimetre. */
+int vis_qwirkle_survey(vis_qwirkle *q, const vis_image *top, const vis_view *view,
+                       vis_survey *out, base_err *err);
 
 /* Reads the view.  The handle remembers the last grid rotation so that
  * successive readings of one board keep their axes. */
@@ -71,9 +106,11 @@ int vis_qwirkle_read(vis_qwirkle *q, const vis_image *top, const vis_view *view,
                      vis_reading *out, base_err *err);
 
 /* Learns a profile from a view whose cubes show all six colours (one cube
- * of each laid in a row, or any board with all colours): the symbols are
- * clustered into six hues.  BASE_ENOTFOUND when fewer than six colours
- * are seen. */
+ * of each laid in a row, or any board with all colours): the symbols'
+ * hues are clustered into six, starting from the current profile, and the
+ * clusters keep the colours' order around the hue circle.  BASE_ENOTFOUND
+ * when fewer than six cubes, or fewer than six distinct colours, are
+ * seen. */
 int vis_qwirkle_learn(vis_qwirkle *q, const vis_image *top, const vis_view *view,
                       vis_qwirkle_profile *out, base_err *err);
 

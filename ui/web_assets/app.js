@@ -169,7 +169,7 @@
     const lines = [a.text || a.reason || ''];
     if (a.reason && a.text && !a.text.includes(a.reason)) lines.push(a.reason);
     if (a.kind === 'illegal') lines.push('Put the table back as it was before this move.');
-    alertText.textContent = lines.filter(Boolean).join(' ');
+    alertText.textContent = lines.filter(Boolean).map((l) => (/[.!?]$/.test(l) ? l : l + '.')).join(' ');
     alertBox.hidden = false;
     document.body.classList.add('alerting');
   }
@@ -194,6 +194,7 @@
   }
 
   function onLive(doc) {
+    if (doc.camera && camImg && !camImg.classList.contains('has-frame')) reloadCamera();
     live.doc = doc;
     showAlert(doc.alert || null);
     if (route().name === 'live') renderLiveState();
@@ -266,15 +267,28 @@
     const wrap = el('div', { class: 'camera' });
     const img = el('img', { alt: 'The table, as the camera sees it, with the recognised pieces', id: 'camera' });
     const none = el('div', { class: 'camera-none', text: 'No camera picture yet' });
+    /* A multipart stream may never fire 'load': look for a decoded frame. */
     img.addEventListener('load', () => wrap.classList.add('has-frame'));
+    setInterval(() => {
+      if (img.naturalWidth > 0 && !wrap.classList.contains('has-frame')) wrap.classList.add('has-frame');
+    }, 500);
+    /* No picture yet (404) or the stream broke: try again a little later,
+     * or as soon as the live state says there is a picture. */
     img.addEventListener('error', () => {
       wrap.classList.remove('has-frame');
-      setTimeout(() => { img.src = withToken('/api/frame.mjpg?t=' + Date.now()); }, 5000);
+      clearTimeout(camRetry);
+      camRetry = setTimeout(reloadCamera, 5000);
     });
     img.src = withToken('/api/frame.mjpg');
     wrap.append(img, none);
     camImg = wrap;
     return wrap;
+  }
+  let camRetry = null;
+  function reloadCamera() {
+    if (!camImg) return;
+    clearTimeout(camRetry);
+    camImg.querySelector('img').src = withToken('/api/frame.mjpg?t=' + Date.now());
   }
 
   function renderLive() {
@@ -326,7 +340,7 @@
       board.append(el('div', { id: 'turn', class: 'turn' + (d.over ? ' over' : ''), text: turnText }));
       const extras = [];
       if (typeof d.bag === 'number' && d.bag >= 0) extras.push(d.bag + ' in the bag');
-      if (typeof d.moves === 'number') extras.push(d.moves + ' moves');
+      if (typeof d.moves === 'number') extras.push(d.moves + (d.moves === 1 ? ' move' : ' moves'));
       if (extras.length) board.append(el('p', { class: 'muted small', text: extras.join(' \u00b7 ') }));
     }
     renderSignals();
@@ -531,11 +545,11 @@
     const slider = el('input', { type: 'range', min: 0, max: n, value: k, id: 'seq', 'aria-label': 'Move' });
     slider.addEventListener('input', () => go(+slider.value));
     const controls = el('div', { class: 'replay-controls' },
-      el('button', { type: 'button', title: 'Start', text: '\u23ee', onclick: () => go(0) }),
+      el('button', { type: 'button', title: 'Start', text: '\u00ab', onclick: () => go(0) }),
       el('button', { type: 'button', title: 'Previous move', id: 'prev', text: '\u25c0', onclick: () => go(k - 1) }),
       slider,
       el('button', { type: 'button', title: 'Next move', id: 'next', text: '\u25b6', onclick: () => go(k + 1) }),
-      el('button', { type: 'button', title: 'End', text: '\u23ed', onclick: () => go(n) }),
+      el('button', { type: 'button', title: 'End', text: '\u00bb', onclick: () => go(n) }),
       el('span', { id: 'seq-label', class: 'seq-label', text: 'Move ' + k + ' of ' + n }));
 
     let board;
@@ -557,12 +571,12 @@
 
     const current = el('div', { class: 'card current', id: 'current' });
     if (ev) {
-      current.append(el('h2', {}, 'Move ' + k + ': ', el('span', { class: 'who who-' + (ev.player % COLORS.length), text: match.players[ev.player] || 'Player ' + (ev.player + 1) })),
+      current.append(...[el('h2', {}, 'Move ' + k + ': ', el('span', { class: 'who who-' + (ev.player % COLORS.length), text: match.players[ev.player] || 'Player ' + (ev.player + 1) })),
         el('p', { text: moveText(ev.move) }),
         el('p', {}, verdictCell({ kind: ev.legal ? 'move' : 'illegal', legal: ev.legal, rule: ev.rule }),
           ev.legal ? ' +' + ev.points + ' points' : ''),
         ev.reason ? el('p', { class: 'bad', text: ev.reason }) : null,
-        ev.extra && ev.extra.note ? el('p', { class: 'muted', text: ev.extra.note }) : null);
+        ev.extra && ev.extra.note ? el('p', { class: 'muted', text: ev.extra.note }) : null].filter(Boolean));
     } else {
       current.append(el('h2', { text: 'Before the first move' }));
     }

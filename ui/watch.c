@@ -1,0 +1,369 @@
+/* ui/watch.c: the live referee on the terminal and in the web app. */
+#define _POSIX_C_SOURCE 200809L
+#include "watch.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "referee.h"
+#include "sim.h"
+#include "web.h"
+
+typedef struct ui__watch {
+    const ui_watch_opts *o;
+    const char *names[RULES_MAX_PLAYERS];
+    int nplayers;
+    ref_referee *ref;
+    ref_loop *loop;
+    ui_web *web;
+    int moves, illegal, confirms, takebacks;
+    char keybuf[256];
+    size_t keylen;
+} ui__watch;
+
+static atomic_int ui__signalled;
+
+static void ui__on_signal(int sig)
+{
+    (void)sig;
+    atomic_store(&ui__signalled, 1);
+}
+
+static const char *ui__name(const ui__watch *w, int p)
+{
+    return p >= 0 && p < w->nplayers ? w->names[p] : "nobody";
+}
+
+static void ui__publish_live(ui__watch *w)
+{
+    char *live;
+    if (!w->web)
+        return;
+    live = ui_web_live_json(ref_game(w->ref), w->names, w->nplayers, ref_match_id(w->ref));
+    if (live)
+        ui_web_set_live(w->web, live);
+    free(live);
+}
+
+static void ui__on_event(void *ctx, const ref_event *ev)
+{
+    ui__watch *w = ctx;
+    char *json = ui_web_event_json(w->o->game, ev);
+    switch (ev->kind) {
+    case REF_EV_MOVE:
+        w->moves++;
+        break;
+    case REF_EV_ILLEGAL:
+        w->illegal++;
+        break;
+    case REF_EV_CONFIRM:
+        w->confirms++;
+        break;
+    case REF_EV_TAKEBACK:
+        w->takebacks++;
+        break;
+    }
+    if (w->o->json) {
+        if (json)
+            printf("%s\n", json);
+    } else {
+        rules_status st;
+        rules_game_status(ref_game(w->ref), &st);
+        printf("[%s%s%.0d] %s%s%s", ref_event_name(ev->kind), ev->seq ? " " : "", ev->seq,
+               ev->player >= 0 ? ui__name(w, ev->player) : "", ev->player >= 0 ? ": " : "",
+               ev->text);
+        if (ev->kind == REF_EV_MOVE || ev->kind == REF_EV_TAKEBACK ||
+            ev->kind == REF_EV_CORRECTED) {
+            printf("  (scores");
+            for (int i = 0; i < st.nplayers; i++)
+                printf(" %s %d", ui__name(w, i), st.scores[i]);
+            printf("; %s to move)", ui__name(w, st.to_move));
+        }
+        if (ev->kind == REF_EV_ILLEGAL && ev->verdict)
+            printf("  [rule %s; put the table back as it was]", ev->verdict->rule);
+        printf("\n");
+    }
+    fflush(stdout);
+    if (w->web && json)
+        ui_web_publish(w->web, json);
+    free(json);
+    ui__publish_live(w);
+}
+
+static void ui__on_frame(void *ctx, const unsigned char *jpeg, size_t len)
+{
+    ui__watch *w = ctx;
+    if (w->web)
+        ui_web_set_frame(w->web, jpeg, len);
+}
+
+/* ---- turn signals: keys on the terminal and taps in the web app ---- */
+
+static int ui__move_type(const char *word)
+{
+    if (!strcmp(word, "p") || !strcmp(word, "pass"))
+        return RULES_MOVE_PASS;
+    if (!strcmp(word, "r") || !strcmp(word, "reroll"))
+        return RULES_MOVE_REROLL;
+    if (!strcmp(word, "d") || !strcmp(word, "draw"))
+        return RULES_MOVE_DRAW;
+    return -1;
+}
+
+/* One line typed: "r" / "reroll" for the player to move, "r 2" for
+ * player 2, "u" / "undo". */
+static void ui__key_line(ui__watch *w, char *line)
+{
+    char word[32] = "";
+    int player = 0, n = sscanf(line, "%31s %d", word, &player);
+    rules_status st;
+    rules_move m;
+    int type;
+    if (n < 1)
+        return;
+    rules_game_status(ref_game(w->ref), &st);
+    if (!strcmp(word, "u") || !strcmp(word, "undo")) {
+        ref_loop_post_undo(w->loop);
+        return;
+    }
+    if ((type = ui__move_type(word)) < 0 || !(ui_web_signal_types(w->o->game) & (1u << type))) {
+        fprintf(stderr, "tablecam watch: keys: p (pass), r (reroll), d (draw), u (undo), "
+                        "optionally followed by a player number\n");
+        return;
+    }
+    rules_move_init(&m, type);
+    ref_loop_post_signal(w->loop, n == 2 ? player - 1 : st.to_move, &m);
+}
+
+static void ui__on_tick(void *ctx)
+{
+    ui__watch *w = ctx;
+    struct pollfd p = {0, POLLIN, 0};
+    if (atomic_load(&ui__signalled))
+        ref_loop_stop(w->loop);
+    if (!w->o->keys)
+        return;
+    while (poll(&p, 1, 0) == 1 && (p.revents & POLLIN)) {
+        ssize_t got = read(0, w->keybuf + w->keylen, sizeof w->keybuf - 1 - w->keylen);
+        char *nl;
+        if (got <= 0) {
+            w->o = w->o; /* end of input: stop reading keys */
+            return;
+        }
+        w->keylen += (size_t)got;
+        w->keybuf[w->keylen] = '\0';
+        while ((nl = strchr(w->keybuf, '\n')) != NULL) {
+            *nl = '\0';
+            ui__key_line(w, w->keybuf);
+            memmove(w->keybuf, nl + 1, w->keylen - (size_t)(nl + 1 - w->keybuf) + 1);
+            w->keylen -= (size_t)(nl + 1 - w->keybuf);
+        }
+        if (w->keylen == sizeof w->keybuf - 1)
+            w->keylen = 0; /* a line too long to be a key: drop it */
+    }
+}
+
+static int ui__hook_signal(void *ctx, int player, int type, base_err *err)
+{
+    ui__watch *w = ctx;
+    rules_move m;
+    if (player < 0 || player >= w->nplayers)
+        return base_err_set(err, BASE_EINVAL, "player %d is not at this table", player);
+    rules_move_init(&m, type);
+    return ref_loop_post_signal(w->loop, player, &m) == 0
+               ? 0
+               : base_err_set(err, BASE_EBUSY, "too many actions waiting");
+}
+
+static int ui__hook_undo(void *ctx, base_err *err)
+{
+    ui__watch *w = ctx;
+    return ref_loop_post_undo(w->loop) == 0 ? 0
+                                             : base_err_set(err, BASE_EBUSY, "too many actions waiting");
+}
+
+static int ui__hook_correct(void *ctx, const char *move_json, base_err *err)
+{
+    ui__watch *w = ctx;
+    rules_move m;
+    cJSON *j = cJSON_Parse(move_json);
+    int rc = rules_move_from_json(w->o->game, j, &m, err);
+    cJSON_Delete(j);
+    if (rc != 0)
+        return rc;
+    return ref_loop_post_correct(w->loop, &m) == 0
+               ? 0
+               : base_err_set(err, BASE_EBUSY, "too many actions waiting");
+}
+
+/* ---- setting up ---- */
+
+static int ui__newest_live(void *ctx, const db_match_info *m)
+{
+    int64_t *id = ctx;
+    if (*id == 0)
+        *id = m->id;
+    return 1; /* newest first: the first is the one */
+}
+
+static cJSON *ui__header(const ui_watch_opts *o, const char **names, int *n, base_err *err)
+{
+    cJSON *h = cJSON_CreateObject(), *pl, *opts = NULL;
+    char buf[512], *save = NULL;
+    cJSON_AddStringToObject(h, "game", o->game);
+    pl = cJSON_AddArrayToObject(h, "players");
+    snprintf(buf, sizeof buf, "%s", o->players ? o->players : "Player 1,Player 2");
+    *n = 0;
+    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save))
+        if (*n < RULES_MAX_PLAYERS)
+            cJSON_AddItemToArray(pl, cJSON_CreateString(t)), (*n)++;
+    for (int i = 0; i < *n; i++)
+        names[i] = cJSON_GetArrayItem(pl, i)->valuestring;
+    if (o->options && !(opts = cJSON_Parse(o->options))) {
+        cJSON_Delete(h);
+        base_err_set(err, BASE_EPARSE, "--options is not a JSON object");
+        return NULL;
+    }
+    cJSON_AddItemToObject(h, "options", opts ? opts : cJSON_CreateObject());
+    return h;
+}
+
+int ui_watch_run(const ui_command *cmd, const ui_watch_opts *o)
+{
+    ui__watch w;
+    cJSON *header = NULL;
+    db *store = NULL;
+    vis_capture *cam = NULL;
+    ref_reader *reader = NULL;
+    ref_referee *ref = NULL;
+    ref_loop *loop = NULL;
+    base_err err;
+    int status = UI_EXIT_OK, rc;
+    int64_t match = 0;
+    struct sigaction sa;
+
+    memset(&w, 0, sizeof w);
+    w.o = o;
+    if (!rules_game_available(o->game))
+        return ui_fail(cmd, UI_EXIT_USAGE, "unknown game '%s'", o->game ? o->game : "");
+    if (!ref_reader_supported(o->game))
+        return ui_fail(cmd, UI_EXIT_USAGE, "the camera cannot read %s yet (only qwirkle)",
+                       o->game);
+    if (!(header = ui__header(o, w.names, &w.nplayers, &err)))
+        return ui_fail(cmd, UI_EXIT_USAGE, "%s", err.msg);
+    /* The camera first: a wrong camera must not leave an empty match. */
+    rc = strncmp(o->camera, "sim:", 4) == 0 ? sim_capture_open(o->camera, &cam, &err)
+                                             : vis_capture_open(o->camera, &cam, &err);
+    if (rc != 0) {
+        status = ui_fail(cmd, rc == BASE_EINVAL ? UI_EXIT_USAGE : UI_EXIT_FAIL, "%s", err.msg);
+        goto done;
+    }
+    {
+        ref_reader_config rcfg = {o->game, o->mat, NULL, 0};
+        if (ref_reader_new(&rcfg, &reader, &err) != 0) {
+            status = ui_fail(cmd, UI_EXIT_USAGE, "%s", err.msg);
+            goto done;
+        }
+    }
+    if (db_open(o->db_path, DB_OPEN_CREATE, &err, &store) != 0) {
+        status = ui_fail(cmd, UI_EXIT_FAIL, "%s", err.msg);
+        goto done;
+    }
+    if (o->resume) {
+        db_filter f = {o->game, NULL, DB_LIVE};
+        db_matches_list(store, &f, ui__newest_live, &match, &err);
+        if (match == 0) {
+            status = ui_fail(cmd, UI_EXIT_FAIL, "no unfinished %s match in %s to resume", o->game,
+                             o->db_path);
+            goto done;
+        }
+    }
+    {
+        ref_config rc_ = {o->game, header, store, match, 0.5f, ui__on_event, &w};
+        if (ref_new(&rc_, &err, &ref) != 0) {
+            status = ui_fail(cmd, UI_EXIT_FAIL, "%s", err.msg);
+            goto done;
+        }
+        w.ref = ref;
+    }
+    if (o->resume) {
+        /* The stored header names the players. */
+        db_match *dm = NULL;
+        if (db_match_load(store, match, &dm, &err) == 0) {
+            w.nplayers = dm->info.nseats;
+            for (int i = 0; i < w.nplayers && i < RULES_MAX_PLAYERS; i++)
+                w.names[i] = strdup(dm->info.seats[i].name);
+            db_match_free(dm);
+        }
+    }
+    {
+        ref_loop_config lc;
+        memset(&lc, 0, sizeof lc);
+        lc.camera = cam;
+        lc.reader = reader;
+        lc.referee = ref;
+        lc.realtime = o->realtime;
+        lc.overlay_every_s = o->http ? 0.2 : 0;
+        lc.on_frame = ui__on_frame;
+        lc.on_tick = ui__on_tick;
+        lc.ctx = &w;
+        if (ref_loop_new(&lc, &loop, &err) != 0) {
+            status = ui_fail(cmd, UI_EXIT_FAIL, "%s", err.msg);
+            goto done;
+        }
+        w.loop = loop;
+    }
+    if (o->http) {
+        ui_web_hooks hooks = {&w, ui__hook_signal, ui__hook_undo, ui__hook_correct};
+        ui_web_config wc = {o->http, o->token, o->db_path, &hooks, 0};
+        if (ui_web_new(&wc, &w.web, &err) != 0) {
+            status = ui_fail(cmd, UI_EXIT_USAGE, "--http %s: %s", o->http, err.msg);
+            goto done;
+        }
+        fprintf(stderr, "tablecam %s: the web app is at http://%s:%d/%s%s\n", cmd->name,
+                strncmp(o->http, "0.0.0.0", 7) == 0 || !strchr(o->http, ':') ? "127.0.0.1"
+                                                                              : o->http,
+                ui_web_port(w.web), o->token ? "?token=" : "", o->token ? o->token : "");
+        ui__publish_live(&w);
+    }
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = ui__on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    fprintf(stderr, "tablecam %s: match %lld, %s, camera %s%s\n", cmd->name,
+            (long long)ref_match_id(ref), o->game, o->camera,
+            o->keys ? "; keys: p pass, r reroll, d draw, u undo" : "");
+    if (ref_loop_run(loop, &err) != 0)
+        status = ui_fail(cmd, UI_EXIT_FAIL, "camera %s: %s", o->camera, err.msg);
+    if (o->summary) {
+        rules_status st;
+        ref_loop_stats ls;
+        ref_loop_stats_get(loop, &ls);
+        rules_game_status(ref_game(ref), &st);
+        printf("summary: match %lld, %d frames, %d still tables read, %d moves, %d illegal, "
+               "%d take-backs, %d asked to confirm\n",
+               (long long)ref_match_id(ref), ls.frames, ls.readings, w.moves, w.illegal,
+               w.takebacks, w.confirms);
+        printf("summary: scores");
+        for (int i = 0; i < st.nplayers; i++)
+            printf(" %s %d", ui__name(&w, i), st.scores[i]);
+        printf("%s\n", st.over ? " (game over)" : " (unfinished: tablecam watch --resume continues it)");
+    }
+done:
+    ui_web_free(w.web);
+    ref_loop_free(loop);
+    ref_reader_free(reader);
+    vis_capture_free(cam);
+    ref_free(ref);
+    db_close(store);
+    cJSON_Delete(header);
+    if (o->resume)
+        for (int i = 0; i < w.nplayers && i < RULES_MAX_PLAYERS; i++)
+            free((char *)w.names[i]);
+    return status;
+}
