@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cjson/cJSON.h>
 
@@ -22,6 +23,13 @@
 #include "sim.h"
 
 #define SEED0 900000
+
+static double bench_cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
 
 typedef struct cmp {
     int tp, fp, fn;
@@ -226,9 +234,11 @@ int main(int argc, char **argv)
                 vis_image_write(file, img, 0, NULL);
                 fprintf(idx, "%llu %d %s\n", (unsigned long long)seed, k, tj);
             }
-            double t0 = base_now();
+            /* CPU time of this thread: the machine may be busy with other
+             * work, and the target is one core's time. */
+            double t0 = bench_cpu_now();
             int rc = ref_reader_read(rd, img, reading, &e);
-            double dt = (base_now() - t0) * 1000;
+            double dt = (bench_cpu_now() - t0) * 1000;
             if (verbose && dt > 20)
                 printf("slow: seed %llu frame %d: %.1f ms\n", (unsigned long long)seed, k, dt);
             if (stable) {
@@ -293,7 +303,7 @@ int main(int argc, char **argv)
     printf("hand seen when one is in view: %d of %d frames\n", hand_ok, hand_frames);
     printf("whole board exact: %.2f%% (target 99%%) %s\n", 100.0 * exact / frames,
            exact >= 0.99 * frames ? "PASS" : "MISS");
-    printf("time: %.2f ms per frame (target < 15 ms) %s\n", ms / frames,
+    printf("time: %.2f ms CPU per frame (target < 15 ms) %s\n", ms / frames,
            ms / frames < 15 ? "PASS" : "MISS");
     ref_reader_free(rd);
     free(reading);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "sim.h"
 
@@ -16,6 +17,7 @@ static int run(const char *label, bool clean, int frames)
     sim_stream *s = NULL;
     base_err err;
     double t0, t1, t2;
+    clock_t c1, c2;
     int n = 0, hands = 0;
     sim_options_default(&o);
     o.width = 1280;
@@ -28,6 +30,7 @@ static int run(const char *label, bool clean, int frames)
         return 1;
     }
     t1 = base_now();
+    c1 = clock();
     for (;;) {
         vis_image *img = NULL;
         char *truth = NULL;
@@ -45,10 +48,14 @@ static int run(const char *label, bool clean, int frames)
         n++;
     }
     t2 = base_now();
+    c2 = clock();
     sim_stream_free(s);
+    /* CPU time too: on a shared machine the wall clock says more about
+     * the neighbours than about sim. */
     printf("sim %-6s 1280x960: set-up %.2f s; %d frames (%d with a hand) in %.2f s = %.2f "
-           "frames/s (target >= %.0f) %s\n",
-           label, t1 - t0, n, hands, t2 - t1, n / (t2 - t1), TARGET_FPS,
+           "frames/s, %.2f per CPU second (target >= %.0f) %s\n",
+           label, t1 - t0, n, hands, t2 - t1, n / (t2 - t1),
+           n / ((double)(c2 - c1) / CLOCKS_PER_SEC), TARGET_FPS,
            n / (t2 - t1) >= TARGET_FPS ? "ok" : "SLOW");
     return 0;
 }

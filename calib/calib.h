@@ -11,8 +11,11 @@
 #ifndef TABLECAM_CALIB_H
 #define TABLECAM_CALIB_H
 
+#include <stddef.h>
+
 #include "base.h"
 #include "cv.h"
+#include "qwirkle.h"
 
 /* The mat's size, mm: marker centres w x h apart, marker side s. */
 typedef struct cal_mat {
@@ -92,5 +95,35 @@ int cal_rectify_roi(const vis_image *img, const cal_mat_fit *fit, const vis_came
 int cal_rectify(const vis_image *img, const cal_mat_fit *fit, cal_mat m,
                 const vis_camera *lens, double height_mm, double px_per_mm,
                 double margin_mm, vis_image **out, base_err *err);
+
+/* ---- calibration profiles ----
+ *
+ * What a camera and its light have taught tablecam, as small JSON
+ * documents that live in a file or in the database (db_profile_put/get,
+ * under their "kind"):
+ *   {"kind":"colors","game":"qwirkle","hue":{"red":0,...},"sat":{...}}
+ *       the six colours' hue (OpenCV 0..179) and saturation (0..255) as
+ *       this camera sees them under this light (vis_qwirkle_learn);
+ *   {"kind":"camera","width":W,"height":H,"fx":..,"fy":..,"cx":..,"cy":..,
+ *    "dist":[k1,k2,p1,p2,k3,k4,k5,k6],"rms_px":..}
+ *       a lens from a ChArUco calibration (vis_calibrate_charuco).
+ * The *_to_json calls return a malloc'ed string (free() it); *_from_json
+ * errors name the key that is wrong. */
+#define CAL_KIND_COLORS "colors"
+#define CAL_KIND_CAMERA "camera"
+
+int cal_colors_to_json(const vis_qwirkle_profile *p, char **json, base_err *err);
+int cal_colors_from_json(const char *json, vis_qwirkle_profile *out, base_err *err);
+int cal_camera_to_json(const vis_camera *c, int width, int height, double rms_px, char **json,
+                       base_err *err);
+/* width, height (may be NULL) receive the frame size it was made for (0
+ * when not recorded). */
+int cal_camera_from_json(const char *json, vis_camera *out, int *width, int *height,
+                         base_err *err);
+/* The "kind" of a profile document. */
+int cal_profile_kind(const char *json, char *kind, size_t cap, base_err *err);
+/* A profile file: the whole file as a malloc'ed string; and writing one. */
+int cal_profile_read(const char *path, char **json, base_err *err);
+int cal_profile_write(const char *path, const char *json, base_err *err);
 
 #endif

@@ -12,7 +12,7 @@
 #define REF__SURVEY_PPM 0.7
 /* While the markers look as they did, the fit is kept; the markers are
  * looked for again at least this often anyway. */
-#define REF__REDETECT_FRAMES 30
+#define REF__REDETECT_FRAMES 150
 #define REF__PROBE 6 /* probe points a side of each marker */
 
 struct ref_reader {
@@ -165,7 +165,11 @@ static bool ref__markers_unchanged(ref_reader *r, const vis_image *img)
     return true;
 }
 
-int ref_reader_read(ref_reader *r, const vis_image *frame, ref_reading *out, base_err *err)
+/* Finds the mat, surveys the play area and rectifies the cubes' part of
+ * it finely: *top (NULL when no cube is in view) and *view for the
+ * recogniser; out gets the mat and hand fields. */
+static int ref__prepare(ref_reader *r, const vis_image *frame, ref_reading *out, vis_image **top_out,
+                        vis_view *view_out, base_err *err)
 {
     cal_mat_fit fit;
     vis_image *top = NULL;
@@ -183,7 +187,21 @@ int ref_reader_read(ref_reader *r, const vis_image *frame, ref_reading *out, bas
         r->since_detect++;
         out->mat_found = r->fit.found;
     } else {
-        rc = cal_mat_locate(r->det, frame, r->mat, lens, &fit, err ? err : &local);
+        /* Shrunk first (several times faster), the full frame when that
+         * misses a marker (small markers in a large frame). */
+        rc = vis_aruco_set_decimate(r->det, 2, err);
+        if (rc == 0)
+            rc = cal_mat_locate(r->det, frame, r->mat, lens, &fit, err ? err : &local);
+        if (rc != 0 || fit.nfound < 4) {
+            cal_mat_fit full;
+            int rc2 = vis_aruco_set_decimate(r->det, 1, err);
+            if (rc2 == 0)
+                rc2 = cal_mat_locate(r->det, frame, r->mat, lens, &full, err ? err : &local);
+            if (rc2 == 0 && (rc != 0 || full.nfound > fit.nfound))
+                fit = full;
+            if (rc != 0)
+                rc = rc2;
+        }
         if (rc == 0) {
             r->fit = fit;
             r->has_fit = true;
@@ -224,6 +242,7 @@ int ref_reader_read(ref_reader *r, const vis_image *frame, ref_reading *out, bas
     if (rc != 0)
         return rc;
     out->hand = sv.hand;
+    *top_out = NULL;
     if (sv.ncandidates == 0) {
         out->pitch_mm = REF__QW_CUBE_MM;
         return 0;
@@ -234,17 +253,29 @@ int ref_reader_read(ref_reader *r, const vis_image *frame, ref_reading *out, bas
     cx = 0.5 * (sv.x0_mm + sv.x1_mm);
     cy = 0.5 * (sv.y0_mm + sv.y1_mm);
     cam_ppm = cal_mat_px_per_mm(&r->fit, cx, cy);
-    ppm = r->fixed_ppm ? r->ppm : 1.8 * cam_ppm;
-    ppm = ppm < 1.5 ? 1.5 : ppm > 3.5 ? 3.5 : ppm;
+    ppm = r->fixed_ppm ? r->ppm : 1.5 * cam_ppm;
+    ppm = ppm < 1.2 ? 1.2 : ppm > 3.0 ? 3.0 : ppm;
     view.roi = true;
-    view.x0_mm = sv.x0_mm - 1.5 * REF__QW_CUBE_MM;
-    view.y0_mm = sv.y0_mm - 1.5 * REF__QW_CUBE_MM;
+    view.x0_mm = sv.x0_mm - 2 * REF__QW_CUBE_MM;
+    view.y0_mm = sv.y0_mm - 2 * REF__QW_CUBE_MM;
     view.px_per_mm = ppm;
     view.cam_px_per_mm = cam_ppm;
     view.dark = sv.dark;
     if ((rc = cal_rectify_roi(frame, &r->fit, lens, REF__QW_CUBE_MM, ppm, view.x0_mm, view.y0_mm,
-                              sv.x1_mm - sv.x0_mm + 3 * REF__QW_CUBE_MM,
-                              sv.y1_mm - sv.y0_mm + 3 * REF__QW_CUBE_MM, &top, err)) != 0)
+                              sv.x1_mm - sv.x0_mm + 4 * REF__QW_CUBE_MM,
+                              sv.y1_mm - sv.y0_mm + 4 * REF__QW_CUBE_MM, &top, err)) != 0)
+        return rc;
+    *top_out = top;
+    *view_out = view;
+    return 0;
+}
+
+int ref_reader_read(ref_reader *r, const vis_image *frame, ref_reading *out, base_err *err)
+{
+    vis_image *top = NULL;
+    vis_view view;
+    int rc;
+    if ((rc = ref__prepare(r, frame, out, &top, &view, err)) != 0 || !top)
         return rc;
     rc = vis_qwirkle_read(r->qw, top, &view, r->vr, err);
     vis_image_free(top);
@@ -269,4 +300,32 @@ int ref_reader_read(ref_reader *r, const vis_image *frame, ref_reading *out, bas
         out->n++;
     }
     return 0;
+}
+
+int ref_reader_learn(ref_reader *r, const vis_image *frame, vis_qwirkle_profile *profile,
+                     base_err *err)
+{
+    vis_image *top = NULL;
+    vis_view view;
+    ref_reading *rd = malloc(sizeof *rd);
+    int rc;
+    if (!rd)
+        return base_err_set(err, BASE_ENOMEM, "out of memory");
+    rc = ref__prepare(r, frame, rd, &top, &view, err);
+    free(rd);
+    if (rc != 0)
+        return rc;
+    if (!top)
+        return base_err_set(err, BASE_ENOTFOUND,
+                            "learning colours needs cubes of all six colours in view; none seen");
+    rc = vis_qwirkle_learn(r->qw, top, &view, profile, err);
+    vis_image_free(top);
+    if (rc == 0)
+        vis_qwirkle_set_profile(r->qw, profile);
+    return rc;
+}
+
+void ref_reader_set_profile(ref_reader *r, const vis_qwirkle_profile *profile)
+{
+    vis_qwirkle_set_profile(r->qw, profile);
 }

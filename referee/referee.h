@@ -144,7 +144,7 @@ typedef struct ref_reader_config {
     const char *game;      /* "qwirkle" (the games with a recogniser) */
     const char *mat;       /* "WxH:S", NULL for the default */
     const vis_camera *lens; /* NULL: uncalibrated */
-    double px_per_mm;      /* rectified resolution, 0 for the default (1.6) */
+    double px_per_mm;      /* rectified resolution, 0: as fine as the camera sees */
 } ref_reader_config;
 
 #define REF_MAX_READ 160
@@ -172,6 +172,17 @@ int ref_reader_read(ref_reader *r, const vis_image *frame, ref_reading *out, bas
 
 /* The last mat fit (for overlays); false when there is none. */
 bool ref_reader_fit(const ref_reader *r, cal_mat_fit *fit);
+
+/* Uses learnt colours (calib's colour profiles) from the next frame on;
+ * NULL goes back to the defaults. */
+void ref_reader_set_profile(ref_reader *r, const vis_qwirkle_profile *profile);
+
+/* Learns the colours from a frame showing cubes of all six colours (one of
+ * each in a row is enough) and uses them from then on; *profile receives
+ * them (calib's cal_colors_to_json stores them).  BASE_ENOTFOUND (err says
+ * what was missing) when the frame does not show all six. */
+int ref_reader_learn(ref_reader *r, const vis_image *frame, vis_qwirkle_profile *profile,
+                     base_err *err);
 
 /* ---- the live loop ---- */
 

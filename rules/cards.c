@@ -326,17 +326,9 @@ static int cards__create(const cJSON *header, int nplayers, base_err *err, void 
     return 0;
 }
 
-static void cards__destroy(void *state) { free(state); }
-
 static int cards__clone(const void *state, void **out)
 {
-    cards__state *c = malloc(sizeof *c);
-    *out = NULL;
-    if (!c)
-        return BASE_ENOMEM;
-    memcpy(c, state, sizeof *c);
-    *out = c;
-    return 0;
+    return rules__clone_block(state, sizeof(cards__state), out);
 }
 
 static void cards__status(const void *state, rules_status *out)
@@ -755,7 +747,7 @@ const rules__engine rules__cards_engine = {
     .min_players = 2,
     .max_players = CARDS__MAX_PLAYERS,
     .create = cards__create,
-    .destroy = cards__destroy,
+    .destroy = free, /* one block, nothing inside it owned */
     .clone = cards__clone,
     .status = cards__status,
     .check = cards__check,

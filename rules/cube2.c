@@ -733,17 +733,9 @@ static int c2__position(const void *state, rules_piece *out, int cap)
     return n;
 }
 
-static void c2__destroy(void *state) { free(state); }
-
 static int c2__clone(const void *state, void **out)
 {
-    cube2 *c = malloc(sizeof *c);
-    *out = NULL;
-    if (!c)
-        return BASE_ENOMEM;
-    memcpy(c, state, sizeof *c);
-    *out = c;
-    return 0;
+    return rules__clone_block(state, sizeof(cube2), out);
 }
 
 /* ---- the header ---- */
@@ -927,7 +919,7 @@ const rules__engine rules__cube2_engine = {
     .min_players = 2,
     .max_players = 2,
     .create = c2__create,
-    .destroy = c2__destroy,
+    .destroy = free, /* one block, nothing inside it owned */
     .clone = c2__clone,
     .status = c2__status,
     .check = c2__check,

@@ -398,17 +398,9 @@ static int cubed__create(const cJSON *header, int nplayers, base_err *err, void 
     return 0;
 }
 
-static void cubed__destroy(void *state) { free(state); }
-
 static int cubed__clone(const void *state, void **out)
 {
-    cubed_state *c = malloc(sizeof *c);
-    *out = NULL;
-    if (!c)
-        return BASE_ENOMEM;
-    memcpy(c, state, sizeof *c);
-    *out = c;
-    return 0;
+    return rules__clone_block(state, sizeof(cubed_state), out);
 }
 
 static void cubed__status(const void *state, rules_status *out)
@@ -1158,7 +1150,7 @@ const rules__engine rules__cubed_engine = {
     .min_players = 1,
     .max_players = 6,
     .create = cubed__create,
-    .destroy = cubed__destroy,
+    .destroy = free, /* one block, nothing inside it owned */
     .clone = cubed__clone,
     .status = cubed__status,
     .check = cubed__check,

@@ -86,6 +86,11 @@ int rules__cubed_hand_from_json(const cJSON *item, rules_piece *out, base_err *e
 cJSON *rules__cubed_hand_to_json(const rules_piece *p);
 void rules__cubed_verdict_extras(const rules_verdict *v, cJSON *obj);
 
+/* clone() of an engine whose whole state is one malloc'd block that owns
+ * nothing else (its destroy() is free): a byte copy into a new block;
+ * BASE_ENOMEM with *out NULL when there is no memory. */
+int rules__clone_block(const void *state, size_t size, void **out);
+
 /* ---- helpers shared by the codecs ---- */
 
 /* Reads an integer member; BASE_EPARSE naming key when missing or not an

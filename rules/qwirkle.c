@@ -247,17 +247,9 @@ static int qw__create(const cJSON *header, int nplayers, base_err *err, void **s
     return 0;
 }
 
-static void qw__destroy(void *state) { free(state); }
-
 static int qw__clone(const void *state, void **out)
 {
-    qw__state *c = malloc(sizeof *c);
-    *out = NULL;
-    if (!c)
-        return BASE_ENOMEM;
-    memcpy(c, state, sizeof *c);
-    *out = c;
-    return 0;
+    return rules__clone_block(state, sizeof(qw__state), out);
 }
 
 static void qw__status(const void *state, rules_status *out)
@@ -961,7 +953,7 @@ const rules__engine rules__qwirkle_engine = {
     .min_players = 2,
     .max_players = 4,
     .create = qw__create,
-    .destroy = qw__destroy,
+    .destroy = free, /* one block, nothing inside it owned */
     .clone = qw__clone,
     .status = qw__status,
     .check = qw__check,

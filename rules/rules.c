@@ -357,6 +357,17 @@ cJSON *rules_verdict_to_json(const rules_game *g, int seq, int player, const rul
 
 /* ---- shared codec helpers ---- */
 
+int rules__clone_block(const void *state, size_t size, void **out)
+{
+    void *c = malloc(size);
+    *out = NULL;
+    if (!c)
+        return BASE_ENOMEM;
+    memcpy(c, state, size);
+    *out = c;
+    return 0;
+}
+
 int rules__json_int(const cJSON *obj, const char *key, int *out, base_err *err)
 {
     const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, key);

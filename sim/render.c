@@ -46,6 +46,7 @@ struct sim__renderer {
     int *bcount, *bstart, *bitems;
     size_t bcap, bitems_cap;
     float *buf;  /* 3 per pixel, the frame before quantisation */
+    int16_t *ids; /* per pixel: the object hit at its centre, -1 the table */
 };
 
 /* ---- the look ---- */
@@ -361,10 +362,11 @@ int sim__renderer_new(const sim__camera *cam, const sim__look *look, const sim__
     r->lit = malloc(n * 3 * sizeof *r->lit);
     r->shad = malloc(n * 3 * sizeof *r->shad);
     r->buf = malloc(n * 3 * sizeof *r->buf);
+    r->ids = malloc(n * sizeof *r->ids);
     r->tbox = malloc((size_t)r->tw * (size_t)r->th * 4 * sizeof *r->tbox);
     r->tcount = calloc((size_t)r->tw * (size_t)r->th, sizeof *r->tcount);
     r->tstart = calloc((size_t)r->tw * (size_t)r->th + 1, sizeof *r->tstart);
-    if (!r->tpt || !r->lit || !r->shad || !r->buf || !r->tbox || !r->tcount || !r->tstart ||
+    if (!r->tpt || !r->lit || !r->shad || !r->buf || !r->ids || !r->tbox || !r->tcount || !r->tstart ||
         sim__ray_map(cam, &r->map) != 0) {
         sim__renderer_free(r);
         return base_err_set(err, BASE_ENOMEM, "sim: out of memory for a %dx%d frame",
@@ -401,6 +403,7 @@ void sim__renderer_free(sim__renderer *r)
     free(r->lit);
     free(r->shad);
     free(r->buf);
+    free(r->ids);
     free(r->tbox);
     free(r->tcount);
     free(r->tstart);
@@ -1067,6 +1070,98 @@ static int sim__post(sim__renderer *r, const sim__frame_fx *fx, vis_image **out,
     return 0;
 }
 
+/* The table's colour at pixel i, shadows included. */
+static void sim__table_pixel(const sim__renderer *r, const sim__obj *objs, int n, bool any_hand,
+                             size_t i, float c[3])
+{
+    const float *lit = r->lit + 3 * i, *sh = r->shad + 3 * i;
+    double px = r->tpt[2 * i], py = r->tpt[2 * i + 1], s = 0;
+    if (!isnan(px)) {
+        s = sim__box_shadow(r, px, py);
+        if (any_hand && s < 1) {
+            double hs = sim__hand_shadow(r, objs, n, px, py, 0);
+            if (hs > s)
+                s = hs;
+        }
+    }
+    for (int k = 0; k < 3; k++)
+        c[k] = (float)(lit[k] + (sh[k] - lit[k]) * s);
+}
+
+/* Adaptive anti-aliasing: where the object hit changes between neighbours
+ * or an object's colour jumps (a symbol's edge, a card's pip), the pixel
+ * becomes the mean of four rays (a rotated grid), as a lens and a sensor
+ * would average it.  The table was anti-aliased once, in its cache. */
+static void sim__antialias(sim__renderer *r, const sim__obj *objs, int n, bool any_hand)
+{
+    static const double so[4][2] = {{-0.375, -0.125}, {0.125, -0.375}, {0.375, 0.125},
+                                     {-0.125, 0.375}};
+    const sim__camera *cam = &r->cam;
+    size_t w = (size_t)r->w;
+    for (int v = 0; v < r->h; v++)
+        for (int u = 0; u < r->w; u++) {
+            size_t i = (size_t)v * w + (size_t)u;
+            size_t nb[4] = {u + 1 < r->w ? i + 1 : i, v + 1 < r->h ? i + w : i,
+                            u > 0 ? i - 1 : i, v > 0 ? i - w : i};
+            int id = r->ids[i];
+            bool edge = false;
+            for (int k = 0; k < 4 && !edge; k++)
+                edge = r->ids[nb[k]] != id;
+            for (int k = 0; k < 2 && !edge; k++) {
+                const float *a = r->buf + 3 * i, *b = r->buf + 3 * nb[k];
+                if (id >= 0 && fabsf(a[0] - b[0]) + fabsf(a[1] - b[1]) + fabsf(a[2] - b[2]) > 0.25f)
+                    edge = true;
+            }
+            if (!edge)
+                continue;
+            {
+                size_t t = (size_t)(v / SIM__TILE) * (size_t)r->tw + (size_t)(u / SIM__TILE);
+                int q0 = r->tstart[t], q1 = r->tstart[t] + r->tcount[t];
+                size_t iu = u + 1 < r->w ? i + 1 : i - 1, iv = v + 1 < r->h ? i + w : i - w;
+                double su = u + 1 < r->w ? 1 : -1, sv = v + 1 < r->h ? 1 : -1;
+                double xn = r->map[2 * i], yn = r->map[2 * i + 1];
+                double dxu = (r->map[2 * iu] - xn) * su, dyu = (r->map[2 * iu + 1] - yn) * su;
+                double dxv = (r->map[2 * iv] - xn) * sv, dyv = (r->map[2 * iv + 1] - yn) * sv;
+                float acc[3] = {0, 0, 0}, table[3];
+                bool have_table = false;
+                if (id < 0) {
+                    memcpy(table, r->buf + 3 * i, sizeof table);
+                    have_table = true;
+                }
+                for (int k = 0; k < 4; k++) {
+                    double sx = xn + so[k][0] * dxu + so[k][1] * dxv;
+                    double sy = yn + so[k][0] * dyu + so[k][1] * dyv;
+                    sim__hit best = {INFINITY, 0, 0, 0, 0}, h;
+                    int bo = -1;
+                    sim__v3 d;
+                    float c[3];
+                    sim__ray(cam, sx, sy, &d);
+                    for (int q = q0; q < q1; q++) {
+                        const sim__obj *o = &objs[r->titems[q]];
+                        if (sx < o->bx0 || sx > o->bx1 || sy < o->by0 || sy > o->by1)
+                            continue;
+                        if (sim__hit_obj(o, cam->C, d, &h) && h.t < best.t) {
+                            best = h;
+                            bo = r->titems[q];
+                        }
+                    }
+                    if (bo >= 0)
+                        sim__shade(r, objs, n, &objs[bo], &best, cam->C, d, c);
+                    else {
+                        if (!have_table) {
+                            sim__table_pixel(r, objs, n, any_hand, i, table);
+                            have_table = true;
+                        }
+                        memcpy(c, table, sizeof c);
+                    }
+                    for (int ch = 0; ch < 3; ch++)
+                        acc[ch] += c[ch] / 4;
+                }
+                memcpy(r->buf + 3 * i, acc, sizeof acc);
+            }
+        }
+}
+
 int sim__render(sim__renderer *r, sim__obj *objs, int n, const sim__frame_fx *fx,
                 vis_image **out, long *hand_pixels, long *moving_pixels, base_err *err)
 {
@@ -1110,6 +1205,7 @@ int sim__render(sim__renderer *r, sim__obj *objs, int n, const sim__frame_fx *fx
                             }
                         }
                     }
+                    r->ids[i] = (int16_t)bo;
                     if (bo >= 0) {
                         sim__shade(r, objs, n, &objs[bo], &best, O, d, c);
                         if (objs[bo].kind == SIM__HAND)
@@ -1118,22 +1214,10 @@ int sim__render(sim__renderer *r, sim__obj *objs, int n, const sim__frame_fx *fx
                             mp++;
                         continue;
                     }
-                    {
-                        const float *lit = r->lit + 3 * i, *sh = r->shad + 3 * i;
-                        double px = r->tpt[2 * i], py = r->tpt[2 * i + 1], s = 0;
-                        if (!isnan(px)) {
-                            s = sim__box_shadow(r, px, py);
-                            if (any_hand && s < 1) {
-                                double hs = sim__hand_shadow(r, objs, n, px, py, 0);
-                                if (hs > s)
-                                    s = hs;
-                            }
-                        }
-                        for (int k = 0; k < 3; k++)
-                            c[k] = (float)(lit[k] + (sh[k] - lit[k]) * s);
-                    }
+                    sim__table_pixel(r, objs, n, any_hand, i, c);
                 }
         }
+    sim__antialias(r, objs, n, any_hand);
     if (hand_pixels)
         *hand_pixels = hp;
     if (moving_pixels)

@@ -92,6 +92,8 @@ struct sim_stream {
     bool finished;
     int events_done;
     cJSON *done_json;  /* the "move" of the next truth line */
+    bool hand_now;     /* this frame has a hand: where its carried point is */
+    double hand_x, hand_y, hand_z;
     int frame;
 };
 
@@ -588,6 +590,7 @@ static int sim__scene(sim_stream *s, double t, sim__obj *objs, int cap, bool *mo
 {
     int n = 0;
     *moving = false;
+    s->hand_now = false;
     for (int i = 0; i < s->nplaced && n < cap; i++)
         objs[n++] = s->placed[i].obj;
     for (int i = 0; i < s->ndistract && n < cap; i++)
@@ -604,6 +607,10 @@ static int sim__scene(sim_stream *s, double t, sim__obj *objs, int cap, bool *mo
         double kx = a->kx + (b->kx - a->kx) * e, ky = a->ky + (b->ky - a->ky) * e;
         double z = a->z + (b->z - a->z) * e;
         sim__placed *p = a->carry >= 0 ? sim__pending_find(s, a->carry) : NULL;
+        s->hand_now = true;
+        s->hand_x = kx;
+        s->hand_y = ky;
+        s->hand_z = z;
         if (p && n < cap) {
             sim__obj *o = &objs[n++];
             *o = p->obj;
@@ -655,6 +662,16 @@ static cJSON *sim__truth(sim_stream *s, double t, const sim__obj *objs, int n, b
     cJSON_AddStringToObject(o, "game", s->game);
     cJSON_AddBoolToObject(o, "stable", stable);
     cJSON_AddBoolToObject(o, "hand_in_view", hand_in_view);
+    if (s->hand_now) {
+        /* where the hand is (in view or not): the point under its fingers
+         * that carries a piece, and the height of the hand */
+        double at[2] = {s->hand_x, s->hand_y};
+        x = cJSON_AddObjectToObject(o, "hand");
+        cJSON_AddNumberToObject(x, "player", s->player);
+        cJSON_AddItemToObject(x, "at_mm", sim__nums(at, 2, 0.01));
+        cJSON_AddNumberToObject(x, "z_mm", sim__round(s->hand_z, 0.01));
+        cJSON_AddBoolToObject(x, "drawn", s->o.hands);
+    }
 
     pos = cJSON_AddObjectToObject(o, "position");
     cJSON_AddStringToObject(pos, "game", s->game);
@@ -670,6 +687,13 @@ static cJSON *sim__truth(sim_stream *s, double t, const sim__obj *objs, int n, b
         cJSON_AddNumberToObject(e, "rot_deg", sim__round(p->obj.yaw * 180 / SIM__PI, 0.01));
         if (p->illegal)
             cJSON_AddBoolToObject(e, "illegal", true);
+        {
+            /* covered (by a hand, mostly): the centre of its top face
+             * cannot be seen */
+            sim__v3 top = {p->obj.x, p->obj.y, p->obj.z0 + p->obj.sz};
+            if (sim__occluded(s->rend, objs, n, top))
+                cJSON_AddBoolToObject(e, "hidden", true);
+        }
         cJSON_AddItemToArray(pl, e);
     }
 

@@ -1,6 +1,6 @@
 /* ui/cmd_watch.c: `tablecam watch --game G --camera SPEC [--mat MAT]
- * --players A,B [--db FILE] [--http ADDR] [--token T] [--json] [--resume]`
- * referees a live game, printing each announcement as a line. */
+ * --players A,B [--db FILE] [--http ADDR] [--token T] [--gpio SPEC] [--json]
+ * [--resume]` referees a live game, printing each announcement as a line. */
 #include <unistd.h>
 
 #include "watch.h"
@@ -20,6 +20,7 @@ int ui_cmd_watch(int argc, char **argv)
         {"--db", UI_OPT_VALUE, &o.db_path, NULL},
         {"--http", UI_OPT_VALUE, &o.http, NULL},
         {"--token", UI_OPT_VALUE, &o.token, NULL},
+        {"--gpio", UI_OPT_VALUE, &o.gpio, NULL},
         {"--json", UI_OPT_FLAG, NULL, &o.json},
         {"--resume", UI_OPT_FLAG, NULL, &o.resume},
         {"--realtime", UI_OPT_FLAG, NULL, &realtime},

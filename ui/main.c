@@ -13,7 +13,8 @@ static const ui_command ui__commands[] = {
      ui_cmd_demo},
     {"watch", "referee a live game from a camera", 
      "--game G --camera SPEC --players A,B [--mat WxH:S] [--db FILE] [--http ADDR] "
-     "[--token T] [--options JSON] [--json] [--resume] [--realtime] [--no-keys]",
+     "[--token T] [--gpio CHIP:LINE=ACTION,...] [--options JSON] [--json] [--resume] [--realtime] "
+     "[--no-keys]",
      ui_cmd_watch},
     {"mat", "print the table mat's markers at true size (PDF or PNG)",
      "--out FILE.pdf|FILE.png [--mat WxH:S] [--dpi N]", ui_cmd_mat},
@@ -34,6 +35,14 @@ static const ui_command ui__commands[] = {
      "[--illegal P] [--fps F] [--players N] [--mat WxH:S] [--clean] [--no-hands]", ui_cmd_sim},
     {"serve", "the web app: live page and match history in a browser",
      "[--db FILE] [--http ADDR] [--token T]", ui_cmd_serve},
+    {"recognize", "read the pieces off one photograph of the table (qwirkle)",
+     "--game G [--mat WxH:S] [--profile NAME|FILE] [--lens NAME|FILE] [--db FILE] IMAGE",
+     ui_cmd_recognize},
+    {"calibrate", "print the lens board, calibrate the lens or the colours, list profiles",
+     "board --out FILE.png [--dpi N] | camera [--name NAME] [--out FILE] [--db FILE] IMAGE... | "
+     "colors [--name NAME] [--out FILE] [--db FILE] [--mat WxH:S] [--lens NAME|FILE] IMAGE | "
+     "list [--db FILE]",
+     ui_cmd_calibrate},
     {NULL, NULL, NULL, NULL},
 };
 

@@ -68,5 +68,12 @@ int ui_cmd_export(int argc, char **argv);
 int ui_cmd_stats(int argc, char **argv);
 int ui_cmd_sim(int argc, char **argv);
 int ui_cmd_serve(int argc, char **argv);
+int ui_cmd_recognize(int argc, char **argv);
+int ui_cmd_calibrate(int argc, char **argv);
+
+/* A calibration profile of kind ("colors", "camera"): the file what, else
+ * the profile named what in the database at dbpath.  *json is malloc'ed. */
+int ui_profile_load(const char *what, const char *dbpath, const char *kind, char **json,
+                    base_err *err);
 
 #endif

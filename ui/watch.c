@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "gpio.h"
 #include "referee.h"
 #include "sim.h"
 #include "web.h"
@@ -21,6 +22,8 @@ typedef struct ui__watch {
     ref_referee *ref;
     ref_loop *loop;
     ui_web *web;
+    ui_gpio *gpio;
+    bool names_owned; /* names[] were copied from the store (resume) */
     int moves, illegal, confirms, takebacks;
     char keybuf[256];
     size_t keylen;
@@ -115,29 +118,43 @@ static int ui__move_type(const char *word)
     return -1;
 }
 
-/* One line typed: "r" / "reroll" for the player to move, "r 2" for
- * player 2, "u" / "undo". */
+/* One action ("r" / "reroll", "p", "d", "u" / "undo") by player (0-based),
+ * or by the player to move when player is -1.  False when the word is not
+ * an action of this game. */
+static bool ui__action(ui__watch *w, const char *word, int player)
+{
+    rules_status st;
+    rules_move m;
+    int type;
+    if (!strcmp(word, "u") || !strcmp(word, "undo")) {
+        ref_loop_post_undo(w->loop);
+        return true;
+    }
+    if ((type = ui__move_type(word)) < 0 || !(ui_web_signal_types(w->o->game) & (1u << type)))
+        return false;
+    rules_game_status(ref_game(w->ref), &st);
+    rules_move_init(&m, type);
+    ref_loop_post_signal(w->loop, player >= 0 ? player : st.to_move, &m);
+    return true;
+}
+
+/* One line typed: "r" for the player to move, "r 2" for player 2. */
 static void ui__key_line(ui__watch *w, char *line)
 {
     char word[32] = "";
     int player = 0, n = sscanf(line, "%31s %d", word, &player);
-    rules_status st;
-    rules_move m;
-    int type;
     if (n < 1)
         return;
-    rules_game_status(ref_game(w->ref), &st);
-    if (!strcmp(word, "u") || !strcmp(word, "undo")) {
-        ref_loop_post_undo(w->loop);
-        return;
-    }
-    if ((type = ui__move_type(word)) < 0 || !(ui_web_signal_types(w->o->game) & (1u << type))) {
+    if (!ui__action(w, word, n == 2 ? player - 1 : -1))
         fprintf(stderr, "tablecam watch: keys: p (pass), r (reroll), d (draw), u (undo), "
                         "optionally followed by a player number\n");
-        return;
-    }
-    rules_move_init(&m, type);
-    ref_loop_post_signal(w->loop, n == 2 ? player - 1 : st.to_move, &m);
+}
+
+static void ui__on_button(void *ctx, const char *action)
+{
+    ui__watch *w = ctx;
+    if (!ui__action(w, action, -1))
+        fprintf(stderr, "tablecam watch: a '%s' button means nothing in %s\n", action, w->o->game);
 }
 
 static void ui__on_tick(void *ctx)
@@ -146,6 +163,7 @@ static void ui__on_tick(void *ctx)
     struct pollfd p = {0, POLLIN, 0};
     if (atomic_load(&ui__signalled))
         ref_loop_stop(w->loop);
+    ui_gpio_poll(w->gpio, ui__on_button, w);
     if (!w->o->keys)
         return;
     while (poll(&p, 1, 0) == 1 && (p.revents & POLLIN)) {
@@ -270,6 +288,10 @@ int ui_watch_run(const ui_command *cmd, const ui_watch_opts *o)
             goto done;
         }
     }
+    if (o->gpio && ui_gpio_open(o->gpio, &w.gpio, &err) != 0) {
+        status = ui_fail(cmd, UI_EXIT_USAGE, "%s", err.msg);
+        goto done;
+    }
     if (db_open(o->db_path, DB_OPEN_CREATE, &err, &store) != 0) {
         status = ui_fail(cmd, UI_EXIT_FAIL, "%s", err.msg);
         goto done;
@@ -282,6 +304,23 @@ int ui_watch_run(const ui_command *cmd, const ui_watch_opts *o)
                              o->db_path);
             goto done;
         }
+        /* The stored header (players, options) is the match's, not the
+         * command line's. */
+        db_match *dm = NULL;
+        cJSON *stored = NULL;
+        if (db_match_load(store, match, &dm, &err) != 0 || !(stored = cJSON_Parse(dm->info.header))) {
+            status = ui_fail(cmd, UI_EXIT_FAIL, "match %lld: %s", (long long)match,
+                             dm ? "the stored header is not JSON" : err.msg);
+            db_match_free(dm);
+            goto done;
+        }
+        cJSON_Delete(header);
+        header = stored;
+        w.nplayers = dm->info.nseats;
+        for (int i = 0; i < w.nplayers && i < RULES_MAX_PLAYERS; i++)
+            w.names[i] = strdup(dm->info.seats[i].name);
+        w.names_owned = true;
+        db_match_free(dm);
     }
     {
         ref_config rc_ = {o->game, header, store, match, 0.5f, ui__on_event, &w};
@@ -290,16 +329,6 @@ int ui_watch_run(const ui_command *cmd, const ui_watch_opts *o)
             goto done;
         }
         w.ref = ref;
-    }
-    if (o->resume) {
-        /* The stored header names the players. */
-        db_match *dm = NULL;
-        if (db_match_load(store, match, &dm, &err) == 0) {
-            w.nplayers = dm->info.nseats;
-            for (int i = 0; i < w.nplayers && i < RULES_MAX_PLAYERS; i++)
-                w.names[i] = strdup(dm->info.seats[i].name);
-            db_match_free(dm);
-        }
     }
     {
         ref_loop_config lc;
@@ -355,6 +384,7 @@ int ui_watch_run(const ui_command *cmd, const ui_watch_opts *o)
         printf("%s\n", st.over ? " (game over)" : " (unfinished: tablecam watch --resume continues it)");
     }
 done:
+    ui_gpio_free(w.gpio);
     ui_web_free(w.web);
     ref_loop_free(loop);
     ref_reader_free(reader);
@@ -362,7 +392,7 @@ done:
     ref_free(ref);
     db_close(store);
     cJSON_Delete(header);
-    if (o->resume)
+    if (w.names_owned)
         for (int i = 0; i < w.nplayers && i < RULES_MAX_PLAYERS; i++)
             free((char *)w.names[i]);
     return status;

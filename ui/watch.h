@@ -17,6 +17,7 @@ typedef struct ui_watch_opts {
     const char *db_path;  /* default ./tablecam.db */
     const char *http;     /* web app address, or NULL for none */
     const char *token;
+    const char *gpio;     /* push buttons: "CHIP:LINE=ACTION,...", or NULL */
     bool json;            /* announcements as JSON lines */
     bool resume;          /* continue the newest live match of this game */
     bool realtime;        /* pace recorded and simulated cameras */

@@ -35,6 +35,10 @@
 #define QW__TSIDE ((int)(2 * QW__THALF * QW__TRES))
 #define QW__MAXBLOBS 2048
 #define QW__NROT 5
+#define QW__NSIG 5
+/* Blur of the symbols as seen, mm: from a sharp close camera to a soft far
+ * one; each frame picks the one its symbols match best. */
+static const double qw__sigmas[QW__NSIG] = {0.5, 0.9, 1.4, 2.0, 2.8};
 
 typedef struct qw__blob {
     int n;                       /* pixels */
@@ -48,6 +52,13 @@ typedef struct qw__blob {
     bool cand, fake;
 } qw__blob;
 
+/* The brightness around a symbol: offsets (mm, table axes) and values. */
+typedef struct qw__patch {
+    int n;
+    float u[2048], v[2048], val[2048];
+    double s, ss;
+} qw__patch;
+
 struct vis_qwirkle {
     double cube_mm;
     vis_qwirkle_profile prof;
@@ -60,9 +71,9 @@ struct vis_qwirkle {
     int *stack;
     size_t cap;
     qw__blob *blobs;
-    /* symbol templates, blurred by tsigma mm */
+    /* symbol templates, QW__NSIG blurs x 6 shapes */
     float *tmpl;
-    double tsigma;
+    qw__patch *patch;
 };
 
 vis_qwirkle_profile vis_qwirkle_default_profile(void)
@@ -155,20 +166,24 @@ static void qw__blur1d(float *buf, int side, double sigma_px, float *tmp)
         }
 }
 
-/* The six symbols' coverage at QW__TRES px/mm, blurred by sigma mm. */
-static int qw__templates(vis_qwirkle *q, double sigma)
+/* The six symbols' coverage at QW__TRES px/mm, blurred by each of
+ * qw__sigmas: made once per handle. */
+static int qw__templates(vis_qwirkle *q)
 {
     const int side = QW__TSIDE;
     const double unit = 0.4875 * q->cube_mm / 1.05; /* mm per symbol unit */
     float *tmp;
-    if (q->tmpl && fabs(sigma - q->tsigma) < 0.05)
+    if (q->tmpl)
         return 0;
-    if (!q->tmpl && !(q->tmpl = malloc(sizeof *q->tmpl * 6 * side * side)))
+    if (!(q->tmpl = malloc(sizeof *q->tmpl * QW__NSIG * 6 * side * side)))
         return BASE_ENOMEM;
-    if (!(tmp = malloc(sizeof *tmp * side * side)))
+    if (!(tmp = malloc(sizeof *tmp * side * side))) {
+        free(q->tmpl);
+        q->tmpl = NULL;
         return BASE_ENOMEM;
+    }
     for (int s = 0; s < 6; s++) {
-        float *t = q->tmpl + (size_t)s * side * side;
+        float *t0 = q->tmpl + (size_t)s * side * side;
         for (int y = 0; y < side; y++)
             for (int x = 0; x < side; x++) {
                 int in = 0;
@@ -178,12 +193,16 @@ static int qw__templates(vis_qwirkle *q, double sigma)
                         double v = ((y + 0.25 + 0.5 * j) / QW__TRES - QW__THALF) / unit;
                         in += qw__in_shape(s, u, v);
                     }
-                t[y * side + x] = in / 4.f;
+                t0[y * side + x] = in / 4.f;
             }
-        qw__blur1d(t, side, sigma * QW__TRES, tmp);
+        for (int k = QW__NSIG - 1; k >= 0; k--) {
+            float *t = q->tmpl + ((size_t)k * 6 + s) * side * side;
+            if (k > 0)
+                memcpy(t, t0, sizeof *t * side * side);
+            qw__blur1d(t, side, qw__sigmas[k] * QW__TRES, tmp);
+        }
     }
     free(tmp);
-    q->tsigma = sigma;
     return 0;
 }
 
@@ -199,7 +218,9 @@ int vis_qwirkle_new(double cube_mm, const vis_qwirkle_profile *profile, vis_qwir
         return base_err_set(err, BASE_ENOMEM, "out of memory");
     q->cube_mm = cube_mm;
     q->prof = profile ? *profile : vis_qwirkle_default_profile();
-    if (!(q->blobs = malloc(sizeof *q->blobs * QW__MAXBLOBS))) {
+    if (!(q->blobs = malloc(sizeof *q->blobs * QW__MAXBLOBS)) ||
+        !(q->patch = malloc(sizeof *q->patch))) {
+        free(q->blobs);
         free(q);
         return base_err_set(err, BASE_ENOMEM, "out of memory");
     }
@@ -227,6 +248,7 @@ void vis_qwirkle_free(vis_qwirkle *q)
     qw__release(q);
     free(q->blobs);
     free(q->tmpl);
+    free(q->patch);
     free(q);
 }
 
@@ -361,7 +383,8 @@ static long qw__classify(vis_qwirkle *q, const vis_image *top, const vis_view *v
 
 /* Connected symbol-coloured blobs (8-neighbours) with dark body around
  * them, of a symbol's size.  Returns how many are in q->blobs. */
-static int qw__blobs(vis_qwirkle *q, const vis_view *vw, int w, int h, const int *dark)
+static int qw__blobs(vis_qwirkle *q, const vis_view *vw, int w, int h, const int *dark,
+                     float min_dark)
 {
     const double px = 1.0 / vw->px_per_mm, cube = q->cube_mm;
     const double amin = 0.025 * cube * cube, amax = 0.45 * cube * cube;
@@ -433,7 +456,7 @@ static int qw__blobs(vis_qwirkle *q, const vis_view *vw, int w, int h, const int
                         dk += q->val[j] < lim;
                     }
                 b.darkfrac = all > 0 ? (float)dk / (float)all : 0.f;
-                if (b.darkfrac < 0.45f)
+                if (b.darkfrac < min_dark)
                     continue;
                 q->blobs[nb++] = b;
             }
@@ -621,85 +644,113 @@ static bool qw__is_side(const vis_qwirkle *q, const vis_view *vw, const qw__blob
 
 /* ---- shape ---- */
 
-static void qw__shape(vis_qwirkle *q, const vis_view *vw, int w, int h, const qw__blob *b,
-                      double angle, int *shape, float *conf)
+static void qw__patch_of(const vis_qwirkle *q, const vis_view *vw, int w, int h,
+                         const qw__blob *b, qw__patch *p)
 {
     const double px = 1.0 / vw->px_per_mm, rad = 0.38 * q->cube_mm;
-    const int side = QW__TSIDE;
-    double x0, y0, best[6];
-    int xa, xb, ya, yb, np = 0;
-    float pv[4096], pu[4096], pw[4096];
-    double sp = 0, spp = 0;
+    double x0, y0;
+    int xa, xb, ya, yb;
     qw__origin(vw, &x0, &y0);
     xa = (int)floor((b->x - rad - x0) / px);
     xb = (int)ceil((b->x + rad - x0) / px);
     ya = (int)floor((b->y - rad - y0) / px);
     yb = (int)ceil((b->y + rad - y0) / px);
+    p->n = 0;
+    p->s = p->ss = 0;
     for (int y = ya < 0 ? 0 : ya; y <= yb && y < h; y++)
-        for (int x = xa < 0 ? 0 : xa; x <= xb && x < w && np < 4096; x++) {
+        for (int x = xa < 0 ? 0 : xa; x <= xb && x < w && p->n < 2048; x++) {
             double ox = (x + 0.5) * px + x0 - b->x, oy = (y + 0.5) * px + y0 - b->y;
             if (ox * ox + oy * oy > rad * rad)
                 continue;
-            pu[np] = (float)ox;
-            pw[np] = (float)oy;
-            pv[np] = q->val[(size_t)y * w + x];
-            sp += pv[np];
-            spp += pv[np] * pv[np];
-            np++;
+            p->u[p->n] = (float)ox;
+            p->v[p->n] = (float)oy;
+            p->val[p->n] = q->val[(size_t)y * w + x];
+            p->s += p->val[p->n];
+            p->ss += (double)p->val[p->n] * p->val[p->n];
+            p->n++;
         }
-    *shape = -1;
-    *conf = 0;
-    if (np < 12)
-        return;
-    {
-        double vp = spp - sp * sp / np;
-        if (vp <= 1e-6)
-            return;
-        for (int s = 0; s < 6; s++) {
-            const float *t = q->tmpl + (size_t)s * side * side;
-            best[s] = -2;
-            for (int k = 0; k < QW__NROT; k++) {
-                double a = angle + (k - QW__NROT / 2) * 3.0 * QW__PI / 180;
-                double ca = cos(a), sa = sin(a), st = 0, stt = 0, spt = 0;
-                for (int i = 0; i < np; i++) {
-                    /* into the symbol's axes, then template pixels */
-                    double u = (pu[i] * ca + pw[i] * sa) * QW__TRES + QW__THALF * QW__TRES - 0.5;
-                    double v = (-pu[i] * sa + pw[i] * ca) * QW__TRES + QW__THALF * QW__TRES - 0.5;
-                    int iu = (int)u, iv = (int)v;
-                    float fu = (float)(u - iu), fv = (float)(v - iv), tv;
-                    if (iu < 0 || iv < 0 || iu >= side - 1 || iv >= side - 1) {
-                        tv = 0;
-                    } else {
-                        const float *r0 = t + (size_t)iv * side + iu, *r1 = r0 + side;
-                        tv = (1 - fv) * ((1 - fu) * r0[0] + fu * r0[1]) +
-                             fv * ((1 - fu) * r1[0] + fu * r1[1]);
-                    }
-                    st += tv;
-                    stt += tv * tv;
-                    spt += pv[i] * tv;
-                }
-                double vt = stt - st * st / np;
-                if (vt <= 1e-9)
-                    continue;
-                double ncc = (spt - sp * st / np) / sqrt(vp * vt);
-                if (ncc > best[s])
-                    best[s] = ncc;
+}
+
+/* Normalised correlation of the patch with template t turned by angle a
+ * and moved by (du, dv) mm. */
+static double qw__ncc(const qw__patch *p, const float *t, double a, double du, double dv)
+{
+    const int side = QW__TSIDE;
+    const double ca = cos(a), sa = sin(a), c = QW__THALF * QW__TRES - 0.5;
+    double st = 0, stt = 0, spt = 0, vp, vt;
+    for (int i = 0; i < p->n; i++) {
+        double ox = p->u[i] - du, oy = p->v[i] - dv;
+        double u = (ox * ca + oy * sa) * QW__TRES + c, v = (-ox * sa + oy * ca) * QW__TRES + c;
+        int iu = (int)u, iv = (int)v;
+        float tv;
+        if (u < 0 || v < 0 || iu >= side - 1 || iv >= side - 1) {
+            tv = 0;
+        } else {
+            float fu = (float)(u - iu), fv = (float)(v - iv);
+            const float *r0 = t + (size_t)iv * side + iu, *r1 = r0 + side;
+            tv = (1 - fv) * ((1 - fu) * r0[0] + fu * r0[1]) + fv * ((1 - fu) * r1[0] + fu * r1[1]);
+        }
+        st += tv;
+        stt += tv * tv;
+        spt += p->val[i] * tv;
+    }
+    vp = p->ss - p->s * p->s / p->n;
+    vt = stt - st * st / p->n;
+    if (vp <= 1e-6 || vt <= 1e-9)
+        return -1;
+    return (spt - p->s * st / p->n) / sqrt(vp * vt);
+}
+
+/* Best correlation of each shape at blur k: over small rotations, then
+ * small shifts at the best rotation. */
+static void qw__match(const vis_qwirkle *q, const qw__patch *p, int k, double angle, bool shifts,
+                      double best[6])
+{
+    const int side = QW__TSIDE;
+    for (int s = 0; s < 6; s++) {
+        const float *t = q->tmpl + ((size_t)k * 6 + s) * side * side;
+        double ba = angle;
+        best[s] = -2;
+        for (int r = 0; r < QW__NROT; r++) {
+            double a = angle + (r - QW__NROT / 2) * 3.0 * QW__PI / 180;
+            double c = qw__ncc(p, t, a, 0, 0);
+            if (c > best[s]) {
+                best[s] = c;
+                ba = a;
             }
         }
+        if (shifts)
+            for (int j = -1; j <= 1; j++)
+                for (int i = -1; i <= 1; i++) {
+                    double c;
+                    if (!i && !j)
+                        continue;
+                    c = qw__ncc(p, t, ba, 0.4 * i, 0.4 * j);
+                    if (c > best[s])
+                        best[s] = c;
+                }
     }
-    {
-        int s1 = 0;
-        double b2 = -2;
-        for (int s = 1; s < 6; s++)
-            if (best[s] > best[s1])
-                s1 = s;
-        for (int s = 0; s < 6; s++)
-            if (s != s1 && best[s] > b2)
-                b2 = best[s];
-        *shape = s1;
-        /* the gap to the runner-up, against what correlation noise gives */
-        *conf = (float)fmin(1.0, fmax(0.0, (best[s1] - b2) / 0.04) * fmax(0.0, best[s1]));
-    }
+}
+
+static void qw__shape(const vis_qwirkle *q, const qw__patch *p, int k, double angle, int *shape,
+                      float *conf)
+{
+    double best[6], b2 = -2;
+    int s1 = 0;
+    *shape = -1;
+    *conf = 0;
+    if (p->n < 12)
+        return;
+    qw__match(q, p, k, angle, true, best);
+    for (int s = 1; s < 6; s++)
+        if (best[s] > best[s1])
+            s1 = s;
+    for (int s = 0; s < 6; s++)
+        if (s != s1 && best[s] > b2)
+            b2 = best[s];
+    *shape = s1;
+    /* the gap to the runner-up, against what correlation noise gives */
+    *conf = (float)fmin(1.0, fmax(0.0, (best[s1] - b2) / 0.04) * fmax(0.0, best[s1]));
 }
 
 /* ---- the reading ---- */
@@ -711,9 +762,10 @@ int vis_qwirkle_read(vis_qwirkle *q, const vis_image *top, const vis_view *vw, v
     const double ppm = vw ? vw->px_per_mm : 0;
     const double cube = q ? q->cube_mm : 0;
     double angle = 0, pitch = cube, phu = 0, phv = 0, ca, sa, x0, y0;
-    int dark, nb, rc;
+    int dark, nb, rc, sig = 1;
     long nplay;
     qw__blob *bl;
+    qw__patch *patch = q ? q->patch : NULL;
 
     if (!q || !top || !vw || !out || top->channels != 3 || !(ppm > 0))
         return base_err_set(err, BASE_EINVAL, "vis_qwirkle_read: bad argument");
@@ -725,14 +777,9 @@ int vis_qwirkle_read(vis_qwirkle *q, const vis_image *top, const vis_view *vw, v
     nplay = qw__classify(q, top, vw, &dark);
     if (nplay == 0)
         return base_err_set(err, BASE_ERANGE, "the view shows none of the play area");
-    {
-        /* Templates blurred as the camera and the rectification blur. */
-        double cam = vw->cam_px_per_mm > 0 ? vw->cam_px_per_mm : ppm;
-        double sg = sqrt(0.8 * 0.8 / (cam * cam) + 0.35 * 0.35 / (ppm * ppm));
-        if ((rc = qw__templates(q, floor(sg * 10 + 0.5) / 10)) != 0)
-            return base_err_set(err, rc, "out of memory");
-    }
-    nb = qw__blobs(q, vw, w, h, &dark);
+    if ((rc = qw__templates(q)) != 0)
+        return base_err_set(err, rc, "out of memory");
+    nb = qw__blobs(q, vw, w, h, &dark, 0.45f);
     bl = q->blobs;
     if (nb == 0) {
         out->grid_angle_deg = q->have_angle ? q->last_angle * 180 / QW__PI : 0;
@@ -818,6 +865,32 @@ int vis_qwirkle_read(vis_qwirkle *q, const vis_image *top, const vis_view *vw, v
         }
     }
 
+    /* How blurred the symbols are: the blur whose templates the first few
+     * cubes match best. */
+    {
+        double score[QW__NSIG] = {0};
+        int used = 0;
+        for (int i = 0; i < nb && used < 8; i++) {
+            double best[6];
+            if (!bl[i].cand || bl[i].fake)
+                continue;
+            qw__patch_of(q, vw, w, h, &bl[i], patch);
+            if (patch->n < 12)
+                continue;
+            for (int k = 0; k < QW__NSIG; k++) {
+                double m = -2;
+                qw__match(q, patch, k, angle, false, best);
+                for (int s = 0; s < 6; s++)
+                    m = fmax(m, best[s]);
+                score[k] += m;
+            }
+            used++;
+        }
+        for (int k = 1; k < QW__NSIG; k++)
+            if (score[k] > score[sig])
+                sig = k;
+    }
+
     /* Read each cube. */
     for (int i = 0; i < nb; i++) {
         qw__blob *b = &bl[i];
@@ -846,7 +919,8 @@ int vis_qwirkle_read(vis_qwirkle *q, const vis_image *top, const vis_view *vw, v
                 d2 = d;
             }
         }
-        qw__shape(q, vw, w, h, b, angle, &shp, &sconf);
+        qw__patch_of(q, vw, w, h, b, patch);
+        qw__shape(q, patch, sig, angle, &shp, &sconf);
         pc = &out->pieces[out->npieces++];
         pc->gx = b->ku;
         pc->gy = b->kv;
@@ -888,19 +962,57 @@ int vis_qwirkle_survey(vis_qwirkle *q, const vis_image *top, const vis_view *vw,
     if (nplay == 0)
         return base_err_set(err, BASE_ERANGE, "the view shows none of the play area");
     out->dark = dark;
-    nb = qw__blobs(q, vw, w, h, &dark);
+    /* lenient: a blob too many only widens the fine view */
+    nb = qw__blobs(q, vw, w, h, &dark, 0.25f);
     out->x0_mm = out->y0_mm = 1e9;
     out->x1_mm = out->y1_mm = -1e9;
-    for (int i = 0; i < nb; i++) {
-        const qw__blob *b = &q->blobs[i];
-        if (b->x < -q->cube_mm || b->y < -q->cube_mm || b->x > vw->mat_w + q->cube_mm ||
-            b->y > vw->mat_h + q->cube_mm)
-            continue;
-        out->ncandidates++;
-        out->x0_mm = fmin(out->x0_mm, b->x);
-        out->y0_mm = fmin(out->y0_mm, b->y);
-        out->x1_mm = fmax(out->x1_mm, b->x);
-        out->y1_mm = fmax(out->y1_mm, b->y);
+    {
+        /* The board is one connected group of cubes: keep the largest group
+         * of blobs linked by about a cube's pitch, so that a cube in a hand
+         * or a colourful thing beside the board does not widen the view. */
+        int *grp = q->lab; /* reused: blob -> group */
+        int best = -1, bestn = 0;
+        for (int i = 0; i < nb; i++) {
+            const qw__blob *b = &q->blobs[i];
+            grp[i] = (b->x < -q->cube_mm || b->y < -q->cube_mm || b->x > vw->mat_w + q->cube_mm ||
+                      b->y > vw->mat_h + q->cube_mm)
+                         ? -2
+                         : -1;
+        }
+        for (int i = 0; i < nb; i++) {
+            int sp = 0, cnt = 0;
+            if (grp[i] != -1)
+                continue;
+            grp[i] = i;
+            q->stack[sp++] = i;
+            while (sp > 0) {
+                int a = q->stack[--sp];
+                cnt++;
+                for (int j = 0; j < nb; j++) {
+                    double dx = q->blobs[j].x - q->blobs[a].x, dy = q->blobs[j].y - q->blobs[a].y;
+                    if (grp[j] == -1 && dx * dx + dy * dy < 9 * q->cube_mm * q->cube_mm) {
+                        grp[j] = i;
+                        q->stack[sp++] = j;
+                    }
+                }
+            }
+            if (cnt > bestn) {
+                bestn = cnt;
+                best = i;
+            }
+        }
+        for (int i = 0; i < nb; i++) {
+            const qw__blob *b = &q->blobs[i];
+            if (grp[i] != best)
+                continue;
+            out->ncandidates++;
+            out->x0_mm = fmin(out->x0_mm, b->x);
+            out->y0_mm = fmin(out->y0_mm, b->y);
+            out->x1_mm = fmax(out->x1_mm, b->x);
+            out->y1_mm = fmax(out->y1_mm, b->y);
+        }
+        for (int i = 0; i < nb; i++)
+            grp[i] = -1;
     }
     if (!out->ncandidates)
         out->x0_mm = out->y0_mm = out->x1_mm = out->y1_mm = 0;
@@ -919,8 +1031,8 @@ int vis_qwirkle_survey(vis_qwirkle *q, const vis_image *top, const vis_view *vw,
         for (int y = 0; y < h; y++)
             for (int x = 0; x < w; x++) {
                 size_t i = (size_t)y * w + x;
-                if (q->cls[i] != QW__TABLE)
-                    continue;
+                if (q->cls[i] == QW__OUT || (q->cls[i] & QW__DARK))
+                    continue; /* a saturated table is table too */
                 const unsigned char *p = top->data + (size_t)y * top->stride + 3 * x;
                 for (int c = 0; c < 3; c++)
                     hist[c][p[c]]++;
@@ -955,7 +1067,7 @@ int vis_qwirkle_survey(vis_qwirkle *q, const vis_image *top, const vis_view *vw,
                 if (d > 7.5 && !(q->cls[i] & QW__DARK))
                     m[i] |= 8;
             }
-        for (size_t s = 0; s < (size_t)w * h && !out->hand; s++) {
+        for (size_t s = 0; s < (size_t)w * h; s++) {
             int sp = 0;
             long area = 0;
             bool edge = false;
@@ -980,6 +1092,8 @@ int vis_qwirkle_survey(vis_qwirkle *q, const vis_image *top, const vis_view *vw,
                     }
                 }
             }
+            if (edge && area * px * px > out->hand_mm2)
+                out->hand_mm2 = area * px * px;
             if (edge && area > min_area)
                 out->hand = true;
         }

@@ -93,6 +93,7 @@ typedef struct vis_survey {
     double x0_mm, y0_mm, x1_mm, y1_mm; /* their bounding box, table mm */
     int dark;               /* body threshold for vis_view.dark */
     bool hand;
+    double hand_mm2;        /* the largest foreign region crossing the edge */
 } vis_survey;
 
 /* Surveys a full view of the play area (not a roi), best at about one

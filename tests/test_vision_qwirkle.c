@@ -1,0 +1,386 @@
+/* tests/test_vision_qwirkle.c: the Qwirkle Cubes recogniser on small
+ * synthetic top-down views (empty board, one cube, all 36 cubes, a hand,
+ * things that are not cubes) and, through the frame reader, on simulated
+ * camera frames with fixed seeds (a tilted camera among them); the colour
+ * profile learnt from a view; `tablecam recognize` end to end. */
+#define _XOPEN_SOURCE 700
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "calib.h"
+#include "harness.h"
+#include "qwirkle.h"
+#include "referee.h"
+#include "sim.h"
+
+#define PPM 3.0
+#define MARGIN 10.0
+
+/* Symbol albedo as a printer would make it (B, G, R), rules' colour order. */
+static const unsigned char colour_bgr[6][3] = {
+    {20, 20, 205}, {12, 107, 242}, {25, 214, 237}, {46, 148, 26}, {209, 71, 20}, {158, 33, 115}};
+
+/* The symbols' geometry in face half-widths (an independent copy of the
+ * published look, for drawing). */
+static bool star(double u, double v, int n, double ro, double ri)
+{
+    double rho = sqrt(u * u + v * v), sec = 2 * M_PI / n, th = atan2(v, u), phi;
+    if (rho > ro)
+        return false;
+    if (rho < ri)
+        return true;
+    phi = fabs(th - sec * floor(th / sec + 0.5));
+    double px = rho * cos(phi), py = rho * sin(phi);
+    double vx = ri * cos(sec / 2), vy = ri * sin(sec / 2);
+    double cp = (vx - ro) * py - vy * (px - ro), co = (vx - ro) * 0 - vy * (0 - ro);
+    return (cp >= 0) == (co >= 0);
+}
+
+static bool in_symbol(int shape, double u, double v)
+{
+    double au = fabs(u), av = fabs(v);
+    switch (shape) {
+    case 0: return u * u + v * v < 0.56 * 0.56;
+    case 1: return au < 0.48 && av < 0.48;
+    case 2: return au + av < 0.68;
+    case 3:
+        return (au - 0.3) * (au - 0.3) + v * v < 0.26 * 0.26 ||
+               u * u + (av - 0.3) * (av - 0.3) < 0.26 * 0.26 || u * u + v * v < 0.22 * 0.22;
+    case 4: return star(u, v, 4, 0.72, 0.22);
+    default: return star(u, v, 8, 0.70, 0.38);
+    }
+}
+
+typedef struct cube {
+    double x, y, rot_deg; /* centre on the table, mm */
+    int color, shape;
+} cube;
+
+/* A top-down view of the 500 mm mat (plane of the cube tops) at PPM. */
+static vis_image *draw_view(const cube *c, int n, const unsigned char table[3])
+{
+    vis_image *img = NULL, *blur = NULL;
+    int side = (int)ceil((500 + 2 * MARGIN) * PPM);
+    assert_int_equal(vis_image_new(side, side, 3, &img, NULL), 0);
+    for (int y = 0; y < side; y++)
+        for (int x = 0; x < side; x++) {
+            unsigned char *p = img->data + (size_t)y * img->stride + 3 * x;
+            double tx = (x + 0.5) / PPM - MARGIN, ty = (y + 0.5) / PPM - MARGIN;
+            /* a faint texture */
+            int t = (int)(6 * sin(tx * 0.3) * cos(ty * 0.17));
+            for (int k = 0; k < 3; k++)
+                p[k] = (unsigned char)(table[k] + t);
+            for (int i = 0; i < n; i++) {
+                double a = c[i].rot_deg * M_PI / 180, dx = tx - c[i].x, dy = ty - c[i].y;
+                double u = (dx * cos(a) + dy * sin(a)) / 9.75, v = (-dx * sin(a) + dy * cos(a)) / 9.75;
+                if (fabs(u) > 1 || fabs(v) > 1)
+                    continue;
+                int cov = 0;
+                for (int j = 0; j < 4; j++)
+                    cov += in_symbol(c[i].shape, 1.05 * (u + ((j & 1) - 0.5) / (9.75 * PPM * 2)),
+                                     1.05 * (v + ((j >> 1) - 0.5) / (9.75 * PPM * 2)));
+                for (int k = 0; k < 3; k++)
+                    p[k] = (unsigned char)((cov * colour_bgr[c[i].color][k] + (4 - cov) * 14) / 4);
+            }
+        }
+    assert_int_equal(vis_gaussian_blur(img, 0, 1.0, &blur, NULL), 0);
+    vis_image_free(img);
+    return blur;
+}
+
+static vis_view full_view(void)
+{
+    vis_view v;
+    memset(&v, 0, sizeof v);
+    v.px_per_mm = PPM;
+    v.margin_mm = MARGIN;
+    v.mat_w = v.mat_h = 500;
+    v.marker_mm = 40;
+    v.gain[0] = v.gain[1] = v.gain[2] = 1;
+    return v;
+}
+
+static const unsigned char wood[3] = {90, 130, 170};
+
+static void read_view(const cube *c, int n, const unsigned char table[3], vis_reading *r)
+{
+    vis_qwirkle *q = NULL;
+    vis_image *img = draw_view(c, n, table);
+    vis_view v = full_view();
+    base_err e;
+    assert_int_equal(vis_qwirkle_new(20, NULL, &q, &e), 0);
+    assert_int_equal(vis_qwirkle_read(q, img, &v, r, &e), 0);
+    vis_qwirkle_free(q);
+    vis_image_free(img);
+}
+
+static void test_empty_board(void **state)
+{
+    (void)state;
+    vis_reading *r = malloc(sizeof *r);
+    read_view(NULL, 0, wood, r);
+    assert_int_equal(r->npieces, 0);
+    assert_false(r->hand);
+    free(r);
+}
+
+static void test_single_cube(void **state)
+{
+    (void)state;
+    vis_reading *r = malloc(sizeof *r);
+    cube c = {251, 247, 3, RULES_PURPLE, RULES_CLOVER};
+    read_view(&c, 1, wood, r);
+    assert_int_equal(r->npieces, 1);
+    assert_int_equal(r->pieces[0].color, RULES_PURPLE);
+    assert_int_equal(r->pieces[0].shape, RULES_CLOVER);
+    assert_true(fabs(r->pieces[0].x_mm - 251) < 4 && fabs(r->pieces[0].y_mm - 247) < 4);
+    assert_true(r->pieces[0].conf > 0 && r->pieces[0].conf <= 1);
+    free(r);
+}
+
+/* All 36 cubes in a 6 x 6 block, slightly rotated as a real board is. */
+static void test_all_36(void **state)
+{
+    (void)state;
+    vis_reading *r = malloc(sizeof *r);
+    cube c[36];
+    const double rot = 4 * M_PI / 180;
+    for (int i = 0; i < 36; i++) {
+        double u = (i % 6) * 20.2, v = (i / 6) * 20.2;
+        c[i] = (cube){180 + u * cos(rot) - v * sin(rot), 190 + u * sin(rot) + v * cos(rot),
+                      4 + ((i * 7) % 5) - 2, i / 6, (i + i / 6) % 6};
+    }
+    read_view(c, 36, wood, r);
+    assert_int_equal(r->npieces, 36);
+    assert_true(fabs(r->grid_angle_deg - 4) < 1.5);
+    for (int i = 0; i < 36; i++) {
+        int found = 0;
+        for (int j = 0; j < r->npieces; j++)
+            if (fabs(r->pieces[j].x_mm - c[i].x) < 5 && fabs(r->pieces[j].y_mm - c[i].y) < 5) {
+                found = 1;
+                assert_int_equal(r->pieces[j].color, c[i].color);
+                assert_int_equal(r->pieces[j].shape, c[i].shape);
+                /* neighbours one cell apart in the grid */
+                if (i % 6 > 0)
+                    for (int k = 0; k < r->npieces; k++)
+                        if (fabs(r->pieces[k].x_mm - c[i - 1].x) < 5 &&
+                            fabs(r->pieces[k].y_mm - c[i - 1].y) < 5)
+                            assert_int_equal(r->pieces[j].gx - r->pieces[k].gx, 1);
+            }
+        assert_true(found);
+    }
+    free(r);
+}
+
+/* The colours of a learnt profile follow the light: a bluish cast. */
+static void test_learn_profile(void **state)
+{
+    (void)state;
+    vis_qwirkle *q = NULL;
+    vis_qwirkle_profile p;
+    vis_view v = full_view();
+    cube c[6];
+    base_err e;
+    for (int i = 0; i < 6; i++)
+        c[i] = (cube){200 + 20 * i, 250, 0, i, i};
+    vis_image *img = draw_view(c, 6, wood);
+    assert_int_equal(vis_qwirkle_new(20, NULL, &q, &e), 0);
+    assert_int_equal(vis_qwirkle_learn(q, img, &v, &p, &e), 0);
+    for (int k = 0; k < 6; k++) {
+        double d = fabs(p.hue[k] - vis_qwirkle_default_profile().hue[k]);
+        assert_true(d < 12 || d > 168);
+    }
+    /* Five colours are not enough. */
+    vis_image_free(img);
+    img = draw_view(c, 5, wood);
+    assert_int_equal(vis_qwirkle_learn(q, img, &v, &p, &e), BASE_ENOTFOUND);
+    assert_non_null(strstr(e.msg, "six"));
+    vis_qwirkle_free(q);
+    vis_image_free(img);
+}
+
+/* Not cubes: a red coin on the table, a black tile with no symbol, a sheet
+ * of coloured paper. */
+static void test_not_cubes(void **state)
+{
+    (void)state;
+    vis_reading *r = malloc(sizeof *r);
+    vis_image *img = draw_view(NULL, 0, wood);
+    vis_view v = full_view();
+    vis_qwirkle *q = NULL;
+    int side = img->width;
+    vis_draw_circle(img, (vis_point){150 * PPM, 150 * PPM}, 5 * PPM, vis_rgb(210, 20, 20),
+                    VIS_FILLED, VIS_DRAW_AA, NULL);
+    vis_draw_rect(img, (int)(300 * PPM), (int)(300 * PPM), (int)(320 * PPM), (int)(320 * PPM),
+                  vis_grey(14), VIS_FILLED, NULL);
+    vis_draw_rect(img, (int)(330 * PPM), (int)(100 * PPM), (int)(420 * PPM), (int)(160 * PPM),
+                  vis_rgb(40, 180, 60), VIS_FILLED, NULL);
+    assert_true(side > 0);
+    assert_int_equal(vis_qwirkle_new(20, NULL, &q, NULL), 0);
+    assert_int_equal(vis_qwirkle_read(q, img, &v, r, NULL), 0);
+    assert_int_equal(r->npieces, 0);
+    vis_qwirkle_free(q);
+    vis_image_free(img);
+    free(r);
+}
+
+/* A hand and arm over the board: the survey says so; the cubes it leaves
+ * free are still found. */
+static void test_hand(void **state)
+{
+    (void)state;
+    cube c[3] = {{240, 250, 0, RULES_RED, RULES_STAR4},
+                 {260, 250, 0, RULES_RED, RULES_CIRCLE},
+                 {280, 250, 0, RULES_RED, RULES_SQUARE}};
+    vis_image *img = draw_view(c, 3, wood);
+    vis_view v = full_view();
+    vis_qwirkle *q = NULL;
+    vis_survey sv;
+    assert_int_equal(vis_qwirkle_new(20, NULL, &q, NULL), 0);
+    assert_int_equal(vis_qwirkle_survey(q, img, &v, &sv, NULL), 0);
+    assert_false(sv.hand);
+    assert_int_equal(sv.ncandidates, 3);
+    /* an arm from the bottom edge to a palm next to the cubes */
+    vis_draw_line(img, (vis_point){330 * PPM, 520 * PPM}, (vis_point){300 * PPM, 300 * PPM},
+                  vis_rgb(200, 150, 120), (int)(70 * PPM), VIS_DRAW_AA, NULL);
+    vis_draw_circle(img, (vis_point){300 * PPM, 300 * PPM}, 45 * PPM, vis_rgb(215, 165, 135),
+                    VIS_FILLED, VIS_DRAW_AA, NULL);
+    assert_int_equal(vis_qwirkle_survey(q, img, &v, &sv, NULL), 0);
+    assert_true(sv.hand);
+    vis_qwirkle_free(q);
+    vis_image_free(img);
+}
+
+/* Simulated frames through the whole reader: the last stable frame of
+ * short games, fixed seeds, clean look; at least one camera is tilted
+ * enough that side faces show beside the tops. */
+static void test_sim_frames(void **state)
+{
+    (void)state;
+    int tp = 0, wrong = 0, missed = 0, extra = 0;
+    double max_tilt = 0;
+    ref_reader_config cfg = {"qwirkle", NULL, NULL, 0};
+    for (uint64_t seed = 11; seed <= 13; seed++) {
+        sim_options o;
+        sim_stream *s = NULL;
+        vis_image *img = NULL, *last = NULL;
+        char *tj = NULL, *last_tj = NULL;
+        ref_reader *rd = NULL;
+        ref_reading *rdg = malloc(sizeof *rdg);
+        base_err e;
+        sim_options_default(&o);
+        o.width = 960;
+        o.height = 720;
+        o.clean = true;
+        o.hands = false;
+        o.max_moves = 3;
+        assert_int_equal(sim_stream_new("qwirkle", seed, &o, &s, &e), 0);
+        while (sim_stream_next(s, &img, &tj, &e) == 0) {
+            vis_image_free(last);
+            free(last_tj);
+            last = img;
+            last_tj = tj;
+        }
+        assert_non_null(last);
+        assert_int_equal(ref_reader_new(&cfg, &rd, &e), 0);
+        assert_int_equal(ref_reader_read(rd, last, rdg, &e), 0);
+        assert_false(rdg->hand);
+        cJSON *t = cJSON_Parse(last_tj);
+        const cJSON *ps = cJSON_GetObjectItem(cJSON_GetObjectItem(t, "position"), "pieces");
+        double tilt = cJSON_GetObjectItem(cJSON_GetObjectItem(t, "camera"), "tilt_deg")->valuedouble;
+        max_tilt = fmax(max_tilt, tilt);
+        /* match up to translation: anchor on the best offset */
+        int best = -1, bdx = 0, bdy = 0, nt = cJSON_GetArraySize(ps);
+        rules_piece truth[64];
+        for (int i = 0; i < nt && i < 64; i++)
+            assert_int_equal(rules_piece_from_json("qwirkle", cJSON_GetArrayItem(ps, i), &truth[i], NULL), 0);
+        for (int i = 0; i < nt; i++)
+            for (int j = 0; j < rdg->n; j++) {
+                int dx = truth[i].x - rdg->pieces[j].x, dy = truth[i].y - rdg->pieces[j].y, v = 0;
+                for (int a = 0; a < nt; a++)
+                    for (int b = 0; b < rdg->n; b++)
+                        v += rdg->pieces[b].x + dx == truth[a].x && rdg->pieces[b].y + dy == truth[a].y;
+                if (v > best) {
+                    best = v;
+                    bdx = dx;
+                    bdy = dy;
+                }
+            }
+        for (int a = 0; a < nt; a++) {
+            int hit = -1;
+            for (int b = 0; b < rdg->n; b++)
+                if (rdg->pieces[b].x + bdx == truth[a].x && rdg->pieces[b].y + bdy == truth[a].y)
+                    hit = b;
+            if (hit < 0)
+                missed++;
+            else if (rdg->pieces[hit].a == truth[a].a && rdg->pieces[hit].b == truth[a].b)
+                tp++;
+            else
+                wrong++;
+        }
+        extra += rdg->n - (nt - missed);
+        cJSON_Delete(t);
+        free(last_tj);
+        vis_image_free(last);
+        ref_reader_free(rd);
+        sim_stream_free(s);
+        free(rdg);
+    }
+    /* Side faces are never taken for cubes, and nearly every cube is read. */
+    assert_int_equal(extra, 0);
+    assert_true(tp >= 1);
+    assert_true(missed + wrong <= (tp + missed + wrong) / 10);
+    assert_true(max_tilt > 0);
+}
+
+/* `tablecam recognize` on a file that is no image, and on an image with no
+ * mat: exit 2 with a message naming the problem. */
+static void test_recognize_command(void **state)
+{
+    (void)state;
+    char *dir = th_tmpdir(), *blank = th_path(dir, "blank.png"), *none = th_path(dir, "none.png");
+    vis_image *img = NULL;
+    th_run r;
+    assert_int_equal(vis_image_new(64, 48, 3, &img, NULL), 0);
+    assert_int_equal(vis_image_write(blank, img, 0, NULL), 0);
+    vis_image_free(img);
+    const char *argv1[] = {"recognize", "--game", "qwirkle", blank, NULL};
+    assert_int_equal(th_tablecam(&r, NULL, argv1), 0);
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, "markers"));
+    th_run_free(&r);
+    const char *argv2[] = {"recognize", "--game", "qwirkle", none, NULL};
+    assert_int_equal(th_tablecam(&r, NULL, argv2), 0);
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, "none.png"));
+    th_run_free(&r);
+    const char *argv3[] = {"recognize", "--game", "qwirkle", "--profile", none, blank, NULL};
+    assert_int_equal(th_tablecam(&r, NULL, argv3), 0);
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, "--profile"));
+    th_run_free(&r);
+    th_rmtree(dir);
+    free(blank);
+    free(none);
+    free(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_empty_board),  cmocka_unit_test(test_single_cube),
+        cmocka_unit_test(test_all_36),       cmocka_unit_test(test_learn_profile),
+        cmocka_unit_test(test_not_cubes),    cmocka_unit_test(test_hand),
+        cmocka_unit_test(test_sim_frames),   cmocka_unit_test(test_recognize_command),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

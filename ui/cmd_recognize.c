@@ -1,0 +1,158 @@
+/* ui/cmd_recognize.c: `tablecam recognize --game qwirkle [--mat MAT]
+ * [--profile NAME|FILE] [--lens NAME|FILE] [--db FILE] IMAGE` reads one
+ * photograph of the table and prints the position on it (FORMATS.md 4):
+ *   {"game":"qwirkle","pieces":[{"x":0,"y":0,"color":"red","shape":"star8",
+ *    "conf":0.93},...],"mat":{"found":[0,1,2,3]}}
+ * Cells are counted from the top-left piece (positions are equal up to a
+ * translation); "hand":true is added when a hand is over the play area,
+ * whose pieces are then not to be trusted. */
+#include "ui.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "calib.h"
+#include "db.h"
+#include "referee.h"
+
+/* A profile by file name, else by name in the database. */
+int ui_profile_load(const char *what, const char *dbpath, const char *kind, char **json,
+                    base_err *err)
+{
+    char k[32];
+    int rc = cal_profile_read(what, json, err);
+    if (rc == BASE_ENOTFOUND) {
+        db *d = NULL;
+        char *dk = NULL;
+        base_err e2;
+        if (db_open(dbpath, DB_OPEN_READONLY, &e2, &d) != 0)
+            return base_err_set(err, BASE_ENOTFOUND,
+                                "no profile file '%s', and no database %s to look it up in", what,
+                                dbpath);
+        rc = db_profile_get(d, what, &dk, json, err);
+        db_close(d);
+        free(dk);
+        if (rc != 0)
+            return base_err_set(err, rc, "no profile file or stored profile named '%s'", what);
+    } else if (rc != 0) {
+        return rc;
+    }
+    if ((rc = cal_profile_kind(*json, k, sizeof k, err)) != 0 || strcmp(k, kind) != 0) {
+        if (rc == 0)
+            rc = base_err_set(err, BASE_EPARSE, "profile '%s' is a %s profile, not a %s profile",
+                              what, k, kind);
+        else
+            base_err_prefix(err, "profile '%s': ", what);
+        free(*json);
+        *json = NULL;
+        return rc;
+    }
+    return 0;
+}
+
+int ui_cmd_recognize(int argc, char **argv)
+{
+    const ui_command *self = ui_command_find("recognize");
+    const char *game = NULL, *mat = NULL, *profile = NULL, *lensname = NULL;
+    const char *dbpath = "tablecam.db", *pos[1];
+    ui_opt opts[] = {{"--game", UI_OPT_VALUE, &game, NULL},
+                     {"--mat", UI_OPT_VALUE, &mat, NULL},
+                     {"--profile", UI_OPT_VALUE, &profile, NULL},
+                     {"--lens", UI_OPT_VALUE, &lensname, NULL},
+                     {"--db", UI_OPT_VALUE, &dbpath, NULL}};
+    int npos, rc, status = UI_EXIT_OK;
+    ref_reader_config cfg;
+    ref_reader *rd = NULL;
+    ref_reading *reading = NULL;
+    vis_image *img = NULL;
+    vis_qwirkle_profile prof;
+    vis_camera lens;
+    cal_mat m;
+    base_err err;
+    char *json = NULL;
+
+    if ((rc = ui_parse_args(self, argc, argv, opts, 5, pos, 1, &npos)) != 0)
+        return rc;
+    if (npos != 1 || !game) {
+        ui_usage(self, stderr);
+        return UI_EXIT_USAGE;
+    }
+    if (!ref_reader_supported(game))
+        return ui_fail(self, UI_EXIT_USAGE, "no recogniser for the game '%s' (only qwirkle)",
+                       game);
+    if (mat && cal_mat_parse(mat, &m, &err) != 0)
+        return ui_fail(self, UI_EXIT_USAGE, "--mat: %s", err.msg);
+    memset(&cfg, 0, sizeof cfg);
+    cfg.game = game;
+    cfg.mat = mat;
+    if (lensname) {
+        if (ui_profile_load(lensname, dbpath, CAL_KIND_CAMERA, &json, &err) != 0 ||
+            cal_camera_from_json(json, &lens, NULL, NULL, &err) != 0) {
+            free(json);
+            return ui_fail(self, UI_EXIT_USAGE, "--lens: %s", err.msg);
+        }
+        free(json);
+        json = NULL;
+        cfg.lens = &lens;
+    }
+    if (profile) {
+        if (ui_profile_load(profile, dbpath, CAL_KIND_COLORS, &json, &err) != 0 ||
+            cal_colors_from_json(json, &prof, &err) != 0) {
+            free(json);
+            return ui_fail(self, UI_EXIT_USAGE, "--profile: %s", err.msg);
+        }
+        free(json);
+        json = NULL;
+    }
+    if (vis_image_read(pos[0], 3, &img, &err) != 0)
+        return ui_fail(self, UI_EXIT_USAGE, "cannot read the image: %s", err.msg);
+    if (ref_reader_new(&cfg, &rd, &err) != 0 || !(reading = malloc(sizeof *reading))) {
+        status = ui_fail(self, UI_EXIT_FAIL, "%s", reading ? err.msg : "out of memory");
+        goto done;
+    }
+    if (profile)
+        ref_reader_set_profile(rd, &prof);
+    if ((rc = ref_reader_read(rd, img, reading, &err)) != 0) {
+        status = ui_fail(self, rc == BASE_ENOTFOUND ? UI_EXIT_USAGE : UI_EXIT_FAIL,
+                         "%s: %s", pos[0], err.msg);
+        goto done;
+    }
+    {
+        cJSON *root = cJSON_CreateObject(), *pieces;
+        cJSON *mo = cJSON_CreateObject(), *found = cJSON_AddArrayToObject(mo, "found");
+        int minx = 0, miny = 0;
+        cJSON_AddStringToObject(root, "game", game);
+        pieces = cJSON_AddArrayToObject(root, "pieces");
+        for (int i = 0; i < reading->n; i++) {
+            if (i == 0 || reading->pieces[i].x < minx)
+                minx = reading->pieces[i].x;
+            if (i == 0 || reading->pieces[i].y < miny)
+                miny = reading->pieces[i].y;
+        }
+        for (int i = 0; i < reading->n; i++) {
+            rules_piece p = reading->pieces[i];
+            cJSON *o;
+            p.x = (int16_t)(p.x - minx);
+            p.y = (int16_t)(p.y - miny);
+            o = rules_piece_to_json(game, &p);
+            cJSON_AddNumberToObject(o, "conf", round(reading->conf[i] * 100) / 100);
+            cJSON_AddItemToArray(pieces, o);
+        }
+        for (int id = 0; id < 4; id++)
+            if (reading->mat_found & (1u << id))
+                cJSON_AddItemToArray(found, cJSON_CreateNumber(id));
+        cJSON_AddItemToObject(root, "mat", mo);
+        if (reading->hand)
+            cJSON_AddTrueToObject(root, "hand");
+        ui_print_json_line(root);
+        cJSON_Delete(root);
+    }
+done:
+    free(reading);
+    ref_reader_free(rd);
+    vis_image_free(img);
+    return status;
+}
