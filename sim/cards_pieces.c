@@ -441,43 +441,9 @@ static int sim__cd_choose(void *state, const rules_game *g, int player, sim__rng
 static int sim__cd_choose_illegal(void *state, const rules_game *g, int player, sim__rng *r,
                                   sim__fits_fn fits, void *ctx, rules_move *m)
 {
-    sim__cd *c = state;
-    rules_piece held[RULES_MAX_HAND], board[52];
-    int nheld = sim__cd_held(c, player, held), n = rules_position(g, board, 52);
-    int x0 = 0, x1 = 0, y0 = 0, y1 = 0;
-    rules_verdict v;
-    if (n > 52)
-        n = 52;
-    if (nheld == 0)
-        return BASE_ENOTFOUND;
-    for (int i = 0; i < n; i++) {
-        if (i == 0 || board[i].x < x0)
-            x0 = board[i].x;
-        if (i == 0 || board[i].x > x1)
-            x1 = board[i].x;
-        if (i == 0 || board[i].y < y0)
-            y0 = board[i].y;
-        if (i == 0 || board[i].y > y1)
-            y1 = board[i].y;
-    }
-    for (int tries = 0; tries < 300; tries++) {
-        int x = x0 - 2 + sim__rng_int(r, x1 - x0 + 5), y = y0 - 2 + sim__rng_int(r, y1 - y0 + 5);
-        bool taken = false;
-        for (int i = 0; i < n; i++)
-            taken |= board[i].x == x && board[i].y == y;
-        if (taken || !fits(ctx, x, y))
-            continue;
-        rules_move_init(m, RULES_MOVE_PLACE);
-        m->npieces = 1;
-        m->pieces[0] = held[sim__rng_int(r, nheld)];
-        m->pieces[0].x = (int16_t)x;
-        m->pieces[0].y = (int16_t)y;
-        m->nhand = nheld;
-        memcpy(m->hand, held, sizeof *held * (size_t)nheld);
-        if (rules_check(g, player, m, &v) == 0 && !v.legal)
-            return 0;
-    }
-    return BASE_ENOTFOUND;
+    rules_piece held[RULES_MAX_HAND];
+    int nheld = sim__cd_held(state, player, held);
+    return sim__illegal_single(g, player, held, nheld, 2, r, fits, ctx, m);
 }
 
 static int sim__cd_applied(void *state, const rules_game *g, int player, const rules_move *m,

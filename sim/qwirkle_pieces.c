@@ -229,42 +229,8 @@ static int sim__qw_choose(void *state, const rules_game *g, int player, sim__rng
 static int sim__qw_choose_illegal(void *state, const rules_game *g, int player, sim__rng *r,
                                   sim__fits_fn fits, void *ctx, rules_move *m)
 {
-    sim__qw *q = state;
-    rules_piece board[90];
-    int n = rules_position(g, board, 90);
-    int x0 = 0, x1 = 0, y0 = 0, y1 = 0;
-    rules_verdict v;
-    if (n > 90)
-        n = 90;
-    if (q->nhand[player] == 0)
-        return BASE_ENOTFOUND;
-    for (int i = 0; i < n; i++) {
-        if (i == 0 || board[i].x < x0)
-            x0 = board[i].x;
-        if (i == 0 || board[i].x > x1)
-            x1 = board[i].x;
-        if (i == 0 || board[i].y < y0)
-            y0 = board[i].y;
-        if (i == 0 || board[i].y > y1)
-            y1 = board[i].y;
-    }
-    for (int tries = 0; tries < 400; tries++) {
-        int x = x0 - 3 + sim__rng_int(r, x1 - x0 + 7), y = y0 - 3 + sim__rng_int(r, y1 - y0 + 7);
-        bool taken = false;
-        for (int i = 0; i < n; i++)
-            taken |= board[i].x == x && board[i].y == y;
-        if (taken || !fits(ctx, x, y))
-            continue;
-        rules_move_init(m, RULES_MOVE_PLACE);
-        m->npieces = 1;
-        m->pieces[0] = q->hand[player][sim__rng_int(r, q->nhand[player])];
-        m->pieces[0].x = (int16_t)x;
-        m->pieces[0].y = (int16_t)y;
-        sim__qw_with_hand(q, player, m);
-        if (rules_check(g, player, m, &v) == 0 && !v.legal)
-            return 0;
-    }
-    return BASE_ENOTFOUND;
+    const sim__qw *q = state;
+    return sim__illegal_single(g, player, q->hand[player], q->nhand[player], 3, r, fits, ctx, m);
 }
 
 static int sim__qw_applied(void *state, const rules_game *g, int player, const rules_move *m,

@@ -510,9 +510,9 @@ static bool sim__hit_cyl(const sim__obj *o, sim__v3 O, sim__v3 d, sim__hit *h)
 }
 
 /* Signed distance from (x, y) to the hand's nearest capsule surface, and
- * which capsule. */
-static double sim__hand_dist(const sim__obj *o, double x, double y, int *which, double *axis_d,
-                             double lim)
+ * which capsule; capsules whose box lies farther than lim are skipped
+ * (INFINITY when all are). */
+static double sim__hand_dist(const sim__obj *o, double x, double y, int *which, double lim)
 {
     double best = INFINITY;
     for (int k = 0; k < o->ncaps; k++) {
@@ -535,8 +535,6 @@ static double sim__hand_dist(const sim__obj *o, double x, double y, int *which, 
             best = dd - c->r;
             if (which)
                 *which = k;
-            if (axis_d)
-                *axis_d = dd;
         }
     }
     return best;
@@ -553,7 +551,7 @@ static bool sim__hit_hand(const sim__obj *o, sim__v3 O, sim__v3 d, sim__hit *h)
         return false;
     x = O.x + t * d.x;
     y = O.y + t * d.y;
-    if (sim__hand_dist(o, x, y, &which, NULL, 0) > 0)
+    if (sim__hand_dist(o, x, y, &which, 0) > 0)
         return false;
     h->t = t;
     h->face = which;
@@ -861,7 +859,7 @@ static double sim__hand_shadow(const sim__renderer *r, const sim__obj *objs, int
         double qx = x + dz * l->light.x / l->light.z, qy = y + dz * l->light.y / l->light.z;
         if (qx < o->hx0 - w || qx > o->hx1 + w || qy < o->hy0 - w || qy > o->hy1 + w)
             continue;
-        double v = sim__smooth01(0.5 - sim__hand_dist(o, qx, qy, NULL, NULL, w) / w);
+        double v = sim__smooth01(0.5 - sim__hand_dist(o, qx, qy, NULL, w) / w);
         if (v > s)
             s = v;
     }

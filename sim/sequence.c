@@ -88,7 +88,6 @@ struct sim_stream {
     int player;        /* who moves in the current plan */
     rules_move *move;  /* the event being played */
     bool injected;
-    bool takeback;     /* the plan only takes illegal pieces back */
     bool finished;
     int events_done;
     cJSON *done_json;  /* the "move" of the next truth line */
@@ -299,13 +298,12 @@ static void sim__via(const sim_stream *s, double *x, double *y)
     *y = st->sy + (s->mat.h / 2 - st->sy) * 0.5;
 }
 
-static void sim__plan_reset(sim_stream *s, double t)
+static void sim__plan_reset(sim_stream *s)
 {
     s->nkeys = 0;
     s->nevents = 0;
     s->next_event = 0;
     s->npending = 0;
-    (void)t;
 }
 
 /* The table pieces a legal move takes off (captures), found by playing it
@@ -354,12 +352,11 @@ static int sim__plan(sim_stream *s, double t)
     int rc;
 
     rules_game_status(s->g, &st);
-    sim__plan_reset(s, t);
+    sim__plan_reset(s);
     for (int i = 0; i < s->nplaced; i++)
         any_illegal |= s->placed[i].illegal;
     if (any_illegal) {
         /* Take the illegal pieces back, as the referee asked. */
-        s->takeback = true;
         int left = 0;
         double hx, hy, vx, vy;
         s->player = st.to_move;
@@ -382,7 +379,6 @@ static int sim__plan(sim_stream *s, double t)
     }
     if (st.over || (s->o.max_moves > 0 && s->events_done >= s->o.max_moves))
         return BASE_EEOF;
-    s->takeback = false;
     s->player = st.to_move;
     s->injected = false;
     sim__rows(s, -1, NULL); /* a taken-back piece is in its hand again */
@@ -586,10 +582,9 @@ static void sim__make_hand(const sim_stream *s, double kx, double ky, double z, 
 
 /* Builds this frame's objects: table pieces, distractors, the hand and
  * what it carries.  Returns the count. */
-static int sim__scene(sim_stream *s, double t, sim__obj *objs, int cap, bool *moving)
+static int sim__scene(sim_stream *s, double t, sim__obj *objs, int cap)
 {
     int n = 0;
-    *moving = false;
     s->hand_now = false;
     for (int i = 0; i < s->nplaced && n < cap; i++)
         objs[n++] = s->placed[i].obj;
@@ -618,7 +613,6 @@ static int sim__scene(sim_stream *s, double t, sim__obj *objs, int cap, bool *mo
             o->y = ky;
             o->z0 = z - SIM__Z_LOW;
             o->moving = true;
-            *moving = true;
         }
         /* what the hand has picked up travels with it, stacked */
         for (int i = 0, k2 = 0; i < s->npending && n < cap; i++)
@@ -629,8 +623,7 @@ static int sim__scene(sim_stream *s, double t, sim__obj *objs, int cap, bool *mo
                 o->y = ky;
                 o->z0 = z - SIM__Z_LOW + 0.5 * k2++;
                 o->moving = true;
-                *moving = true;
-            }
+                }
         if (s->o.hands && n < cap)
             sim__make_hand(s, kx, ky, z, &objs[n++]);
     }
@@ -1012,7 +1005,6 @@ int sim_stream_new(const char *game, uint64_t seed, const sim_options *opt, sim_
     /* The first still frames: the table before the first move. */
     s->nkeys = s->nevents = s->next_event = 0;
     s->plan_end = sim__rng_range(&s->rng_move, 0.6, 1.5);
-    s->takeback = true; /* nothing to apply */
     *out = s;
     return 0;
 }
@@ -1022,7 +1014,6 @@ int sim_stream_next(sim_stream *s, vis_image **image, char **truth_json, base_er
     double t;
     sim__obj *objs;
     sim__frame_fx fx;
-    bool moving;
     long hand_px = 0, moving_px = 0;
     vis_image *img = NULL;
     cJSON *truth;
@@ -1049,7 +1040,7 @@ int sim_stream_next(sim_stream *s, vis_image **image, char **truth_json, base_er
     }
     if (!(objs = malloc(SIM__MAXOBJ * sizeof *objs)))
         return base_err_set(err, BASE_ENOMEM, "sim: out of memory");
-    n = sim__scene(s, t, objs, SIM__MAXOBJ, &moving);
+    n = sim__scene(s, t, objs, SIM__MAXOBJ);
     for (int k = 0; k < 3; k++)
         fx.wb[k] = (float)(1 + s->look.wb_drift *
                                    sin(2 * SIM__PI * t / s->wb_period[k] + s->wb_phase[k]));
@@ -1077,7 +1068,6 @@ int sim_stream_next(sim_stream *s, vis_image **image, char **truth_json, base_er
         vis_image_free(img);
         return base_err_set(err, BASE_ENOMEM, "sim: out of memory for the truth");
     }
-    (void)moving;
     s->frame++;
     *image = img;
     *truth_json = text;

@@ -6,8 +6,11 @@
  * render.c   the table (textures, mat, markers, cached once per stream)
  *            and the per-frame ray caster: boxes, cylinders, hands,
  *            soft shadows, glare, vignetting, noise, blur, JPEG
- * qwirkle_pieces.c  the qwirkle piece look and the qwirkle player
+ * qwirkle_pieces.c, cards_pieces.c  each game's piece look (a
+ *            sim__piece_kind) and player (a sim__driver)
+ * play.c     what the players share (an illegal placement)
  * sequence.c the stream: match, timeline of hands and pieces, truth JSON
+ * capture.c  the `sim:` camera over a stream
  *
  * Geometry: the table frame of FORMATS.md 5, millimetres, origin at marker
  * 0's centre, x toward marker 1, y toward marker 3, z up (seen from above
@@ -239,6 +242,12 @@ typedef struct sim__driver {
     int (*applied)(void *state, const rules_game *g, int player, const rules_move *m,
                    sim__rng *r);
 } sim__driver;
+
+/* play.c: an illegal one-piece placement for player: a piece of held[]
+ * on a free cell within `spread` cells of the board that fits and that
+ * the engine refuses; BASE_ENOTFOUND when 400 tries find none. */
+int sim__illegal_single(const rules_game *g, int player, const rules_piece *held, int nheld,
+                        int spread, sim__rng *r, sim__fits_fn fits, void *ctx, rules_move *m);
 
 extern const sim__driver sim__qwirkle_driver;
 extern const sim__driver sim__cards_driver;

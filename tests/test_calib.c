@@ -167,6 +167,108 @@ static void test_plane_with_lens(void **state)
     }
 }
 
+/* The camera's centre from the fit: R^T (0 - t) of the synthetic camera,
+ * with the table's z up. */
+static void test_camera_position(void **state)
+{
+    cal_mat m = cal_mat_default();
+    (void)state;
+    for (int k = 0; k < 3; k++) {
+        double tilt = (double[]){0, 20, 35}[k], yaw = (double[]){10, 70, -120}[k];
+        cam c = make_cam(tilt, yaw, 700, 1280, 960, 1000);
+        vis_camera lens = {1000, 1000, c.cx, c.cy, {0}};
+        vis_marker mk[4];
+        cal_mat_fit fit;
+        double got[3], want[3];
+        int n = markers_for(&c, m, mk, 0xF);
+        assert_int_equal(cal_mat_fit_markers(mk, n, m, 1280, 960, &lens, &fit, NULL), 0);
+        assert_int_equal(cal_mat_camera(&fit, &lens, got, NULL), 0);
+        for (int i = 0; i < 3; i++)
+            want[i] = -(c.R[0 * 3 + i] * c.t[0] + c.R[1 * 3 + i] * c.t[1] + c.R[2 * 3 + i] * c.t[2]);
+        want[2] = -want[2]; /* the synthetic frame's z points into the table */
+        for (int i = 0; i < 3; i++)
+            assert_true(fabs(got[i] - want[i]) < 1.0);
+        assert_true(fabs(got[2] - 700) < 1.0);
+        /* and its scale: about f / distance pixels a millimetre */
+        double ppm = cal_mat_px_per_mm(&fit, 250, 250);
+        assert_true(ppm > 0.6 * 1000 / 700 * cos(tilt * M_PI / 180) && ppm < 1.5 * 1000 / 700);
+    }
+}
+
+/* A part of the table rectified alone equals that part of the whole view. */
+static void test_rectify_roi(void **state)
+{
+    cal_mat m = cal_mat_default();
+    cam c = make_cam(25, 30, 700, 640, 480, 520);
+    vis_marker mk[4];
+    cal_mat_fit fit;
+    vis_image *img = NULL, *all = NULL, *part = NULL;
+    (void)state;
+    int n = markers_for(&c, m, mk, 0xF);
+    assert_int_equal(cal_mat_fit_markers(mk, n, m, 640, 480, NULL, &fit, NULL), 0);
+    assert_int_equal(vis_image_new(640, 480, 3, &img, NULL), 0);
+    for (int y = 0; y < 480; y++)
+        for (int x = 0; x < 640; x++)
+            for (int k = 0; k < 3; k++)
+                img->data[(size_t)y * img->stride + 3 * x + k] = (unsigned char)((x * 3 + y * 5 + k * 40) & 255);
+    assert_int_equal(cal_rectify(img, &fit, m, NULL, 20, 1.0, 10, &all, NULL), 0);
+    assert_int_equal(cal_rectify_roi(img, &fit, NULL, 20, 1.0, 190, 90, 60, 40, &part, NULL), 0);
+    assert_int_equal(part->width, 60);
+    assert_int_equal(part->height, 40);
+    for (int y = 0; y < 40; y++)
+        for (int x = 0; x < 60; x++) {
+            int a = all->data[(size_t)(y + 100) * all->stride + 3 * (x + 200)];
+            int b = part->data[(size_t)y * part->stride + 3 * x];
+            assert_true(abs(a - b) <= 1);
+        }
+    assert_int_equal(cal_rectify_roi(img, &fit, NULL, 20, 1.0, 0, 0, 0, 40, &part, NULL),
+                     BASE_EINVAL);
+    vis_image_free(img);
+    vis_image_free(all);
+    vis_image_free(part);
+}
+
+/* Colour and lens profiles survive JSON, and bad ones say which key. */
+static void test_profiles_json(void **state)
+{
+    vis_qwirkle_profile p = vis_qwirkle_default_profile(), q;
+    vis_camera cam = {900.5, 901.25, 640, 480, {-0.1, 0.02, 0.001, -0.002, 0, 0, 0, 0}}, c2;
+    char *json = NULL, *dir, *path, *back = NULL, kind[16];
+    int w = 0, h = 0;
+    base_err e;
+    (void)state;
+    p.hue[2] = 31.5f;
+    assert_int_equal(cal_colors_to_json(&p, &json, &e), 0);
+    assert_int_equal(cal_profile_kind(json, kind, sizeof kind, &e), 0);
+    assert_string_equal(kind, CAL_KIND_COLORS);
+    assert_int_equal(cal_colors_from_json(json, &q, &e), 0);
+    for (int k = 0; k < 6; k++)
+        assert_true(fabs(q.hue[k] - p.hue[k]) < 0.01 && fabs(q.sat[k] - p.sat[k]) < 0.01);
+    assert_int_equal(cal_camera_from_json(json, &c2, NULL, NULL, &e), BASE_EPARSE);
+    assert_non_null(strstr(e.msg, "kind"));
+    dir = th_tmpdir();
+    path = th_path(dir, "colors.json");
+    assert_int_equal(cal_profile_write(path, json, &e), 0);
+    assert_int_equal(cal_profile_read(path, &back, &e), 0);
+    assert_int_equal(cal_colors_from_json(back, &q, &e), 0);
+    assert_true(fabs(q.hue[2] - 31.5) < 0.01);
+    free(json);
+    free(back);
+    assert_int_equal(cal_colors_from_json("{\"kind\":\"colors\",\"hue\":{\"red\":400}}", &q, &e),
+                     BASE_EPARSE);
+    assert_non_null(strstr(e.msg, "red"));
+    assert_int_equal(cal_camera_to_json(&cam, 1280, 960, 0.3, &json, &e), 0);
+    assert_int_equal(cal_camera_from_json(json, &c2, &w, &h, &e), 0);
+    assert_int_equal(w, 1280);
+    assert_int_equal(h, 960);
+    assert_true(fabs(c2.fy - 901.25) < 1e-9 && fabs(c2.dist[0] + 0.1) < 1e-12);
+    free(json);
+    assert_int_equal(cal_profile_read("/nonexistent/x.json", &back, &e), BASE_ENOTFOUND);
+    th_rmtree(dir);
+    free(dir);
+    free(path);
+}
+
 static void test_too_few_markers(void **state)
 {
     cal_mat m = cal_mat_default();
@@ -342,6 +444,9 @@ int main(void)
         cmocka_unit_test(test_too_few_markers),
         cmocka_unit_test(test_locate_and_rectify_image),
         cmocka_unit_test(test_mat_command),
+        cmocka_unit_test(test_camera_position),
+        cmocka_unit_test(test_rectify_roi),
+        cmocka_unit_test(test_profiles_json),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
