@@ -35,6 +35,7 @@ typedef struct cmp {
     int tp, fp, fn;
     int color_conf[6][7]; /* truth x read (6 = missing) */
     int shape_conf[6][7];
+    int conf_right[10], conf_wrong[10]; /* confidence deciles of right / wrong reads */
 } cmp;
 
 /* Best match of the reading to the truth over the four grid rotations and
@@ -98,13 +99,22 @@ static bool compare(const rules_piece *truth, int nt, const ref_reading *rd, cmp
         used[hit] = 1;
         c->color_conf[truth[a].a][rd->pieces[hit].a]++;
         c->shape_conf[truth[a].b][rd->pieces[hit].b]++;
-        if (rd->pieces[hit].a == truth[a].a && rd->pieces[hit].b == truth[a].b)
-            c->tp++;
-        else
-            exact = false;
+        {
+            int d = (int)(rd->conf[hit] * 10);
+            d = d < 0 ? 0 : d > 9 ? 9 : d;
+            if (rd->pieces[hit].a == truth[a].a && rd->pieces[hit].b == truth[a].b) {
+                c->tp++;
+                c->conf_right[d]++;
+            } else {
+                c->conf_wrong[d]++;
+                exact = false;
+            }
+        }
     }
     for (int b = 0; b < rd->n; b++)
         if (!used[b]) {
+            int d = (int)(rd->conf[b] * 10);
+            c->conf_wrong[d < 0 ? 0 : d > 9 ? 9 : d]++;
             c->fp++;
             exact = false;
         }
@@ -298,6 +308,13 @@ int main(int argc, char **argv)
            c.tp, c.fp, c.fn);
     table("colour", c.color_conf, rules_color_name);
     table("shape", c.shape_conf, rules_shape_name);
+    printf("confidence of the pieces read (deciles 0.0-0.1 ... 0.9-1.0)\n  right:");
+    for (int d = 0; d < 10; d++)
+        printf(" %5d", c.conf_right[d]);
+    printf("\n  wrong:");
+    for (int d = 0; d < 10; d++)
+        printf(" %5d", c.conf_wrong[d]);
+    printf("   (wrong: misread or not there)\n");
     printf("mat not found: %d frames\n", errors);
     printf("hand reported on a still board: %d frames (false alarms)\n", hands);
     printf("hand seen when one is in view: %d of %d frames\n", hand_ok, hand_frames);

@@ -12,6 +12,7 @@
 #define REF__MOTION_H 120
 #define REF__MOTION_DIFF 14 /* grey levels that count as a change */
 #define REF__MAXQ 32
+#define REF__FUSE 3 /* still frames read and combined per still period */
 
 enum { REF__CMD_SIGNAL, REF__CMD_UNDO, REF__CMD_CORRECT };
 
@@ -28,7 +29,9 @@ struct ref_loop {
     ref__cmd *queue;
     int nq;
     ref_loop_stats stats;
-    ref_reading *reading;
+    ref_reading *reading;       /* the combined reading */
+    ref_reading *acc;           /* REF__FUSE readings of one still period */
+    int nacc;
     vis_image *prev;     /* the last frame, small and grey */
     double last_overlay;
 };
@@ -45,9 +48,11 @@ int ref_loop_new(const ref_loop_config *cfg, ref_loop **out, base_err *err)
     ref_still_init(&l->still, &cfg->still);
     l->queue = malloc(sizeof *l->queue * REF__MAXQ);
     l->reading = malloc(sizeof *l->reading);
-    if (!l->queue || !l->reading) {
+    l->acc = malloc(sizeof *l->acc * REF__FUSE);
+    if (!l->queue || !l->reading || !l->acc) {
         free(l->queue);
         free(l->reading);
+        free(l->acc);
         free(l);
         return base_err_set(err, BASE_ENOMEM, "out of memory");
     }
@@ -66,6 +71,7 @@ void ref_loop_free(ref_loop *l)
     vis_image_free(l->prev);
     free(l->queue);
     free(l->reading);
+    free(l->acc);
     free(l);
 }
 
@@ -192,35 +198,103 @@ static void ref__sleep_until(double t)
     }
 }
 
-/* A still table: read it and let the referee judge the change. */
-static void ref__read(ref_loop *l, const vis_image *frame, double t)
+/* ---- reading a still table, over a few frames ---- */
+
+/* The same board read on REF__FUSE successive still frames: noise and
+ * flicker differ from frame to frame, so a piece counts when most
+ * readings see it, with the attributes most of the confidence agrees on. */
+static void ref__fuse(ref_loop *l, ref_reading *out)
+{
+    const ref_reading *r0 = &l->acc[0];
+    int dx[REF__FUSE] = {0}, dy[REF__FUSE] = {0};
+    *out = *r0;
+    out->n = 0;
+    /* align each reading to the first by the translation most pieces agree on */
+    for (int k = 1; k < l->nacc; k++) {
+        const ref_reading *rk = &l->acc[k];
+        int best = -1;
+        for (int i = 0; i < r0->n; i++)
+            for (int j = 0; j < rk->n; j++) {
+                int tx = r0->pieces[i].x - rk->pieces[j].x, ty = r0->pieces[i].y - rk->pieces[j].y;
+                int votes = 0;
+                if (tx == dx[k] && ty == dy[k] && best >= 0)
+                    continue;
+                for (int a = 0; a < r0->n; a++)
+                    for (int b = 0; b < rk->n; b++)
+                        if (rk->pieces[b].x + tx == r0->pieces[a].x &&
+                            rk->pieces[b].y + ty == r0->pieces[a].y) {
+                            votes++;
+                            break;
+                        }
+                if (votes > best || (votes == best && tx == 0 && ty == 0)) {
+                    best = votes;
+                    dx[k] = tx;
+                    dy[k] = ty;
+                }
+            }
+    }
+    /* every cell any reading saw, once */
+    for (int k = 0; k < l->nacc; k++)
+        for (int j = 0; j < l->acc[k].n; j++) {
+            const rules_piece *p = &l->acc[k].pieces[j];
+            int x = p->x + dx[k], y = p->y + dy[k], seen = 0;
+            float wsum[RULES_NCOLORS * RULES_NSHAPES] = {0}, total = 0, bestw = -1;
+            int besta = 0, bestb = 0;
+            bool done = false;
+            for (int i = 0; i < out->n && !done; i++)
+                done = out->pieces[i].x == x && out->pieces[i].y == y;
+            if (done || out->n >= REF_MAX_READ)
+                continue;
+            for (int q = 0; q < l->nacc; q++)
+                for (int m = 0; m < l->acc[q].n; m++) {
+                    const rules_piece *o = &l->acc[q].pieces[m];
+                    if (o->x + dx[q] != x || o->y + dy[q] != y)
+                        continue;
+                    seen++;
+                    if (o->a < RULES_NCOLORS && o->b < RULES_NSHAPES)
+                        wsum[o->a * RULES_NSHAPES + o->b] += 0.05f + l->acc[q].conf[m];
+                    total += l->acc[q].conf[m];
+                    break;
+                }
+            if (2 * seen <= l->nacc)
+                continue; /* a minority saw it */
+            for (int v = 0; v < RULES_NCOLORS * RULES_NSHAPES; v++)
+                if (wsum[v] > bestw) {
+                    bestw = wsum[v];
+                    besta = v / RULES_NSHAPES;
+                    bestb = v % RULES_NSHAPES;
+                }
+            out->pieces[out->n] = *p;
+            out->pieces[out->n].x = (int16_t)x;
+            out->pieces[out->n].y = (int16_t)y;
+            out->pieces[out->n].a = (uint8_t)besta;
+            out->pieces[out->n].b = (uint8_t)bestb;
+            /* agreement scales the confidence: 2 of 3 readings count 2/3 */
+            out->conf[out->n] = total / l->nacc * (bestw / (total + 0.05f * seen));
+            out->x_mm[out->n] = l->acc[k].x_mm[j];
+            out->y_mm[out->n] = l->acc[k].y_mm[j];
+            out->n++;
+        }
+}
+
+/* The fused reading goes to the referee. */
+static void ref__judge(ref_loop *l, const vis_image *frame, double t0)
 {
     ref_reading *rd = l->reading;
     unsigned char *jpeg = NULL;
     size_t len = 0;
+    ref_view v;
     base_err e;
-    double t0 = base_now();
-    int rc = ref_reader_read(l->cfg.reader, frame, rd, &e);
-    (void)t;
-    pthread_mutex_lock(&l->mu);
-    l->stats.readings++;
-    if (rc != 0)
-        l->stats.mat_missing++;
-    else if (rd->hand)
-        l->stats.hands++;
-    pthread_mutex_unlock(&l->mu);
-    if (rc == 0 && !rd->hand) {
-        ref_view v;
-        vis_image_encode(frame, VIS_FORMAT_JPEG, 80, &jpeg, &len, NULL);
-        v.pieces = rd->pieces;
-        v.conf = rd->conf;
-        v.n = rd->n;
-        v.mover = -1;
-        v.jpeg = jpeg;
-        v.jpeg_len = len;
-        ref_observe(l->cfg.referee, &v, &e);
-        vis_buffer_free(jpeg);
-    }
+    ref__fuse(l, rd);
+    vis_image_encode(frame, VIS_FORMAT_JPEG, 80, &jpeg, &len, NULL);
+    v.pieces = rd->pieces;
+    v.conf = rd->conf;
+    v.n = rd->n;
+    v.mover = -1;
+    v.jpeg = jpeg;
+    v.jpeg_len = len;
+    ref_observe(l->cfg.referee, &v, &e);
+    vis_buffer_free(jpeg);
     {
         double ms = (base_now() - t0) * 1000;
         pthread_mutex_lock(&l->mu);
@@ -229,16 +303,39 @@ static void ref__read(ref_loop *l, const vis_image *frame, double t)
             l->stats.max_latency_ms = ms;
         pthread_mutex_unlock(&l->mu);
     }
-    ref__overlay(l, frame, rc == 0 ? rd : NULL);
+    ref__overlay(l, frame, rd);
     l->last_overlay = base_now();
+    l->nacc = 0;
+}
+
+/* One still frame read into the next slot.  A hand over the board or no
+ * mat ends this still period's reading. */
+static bool ref__read(ref_loop *l, const vis_image *frame)
+{
+    ref_reading *rd = &l->acc[l->nacc];
+    base_err e;
+    int rc = ref_reader_read(l->cfg.reader, frame, rd, &e);
+    pthread_mutex_lock(&l->mu);
+    l->stats.readings++;
+    if (rc != 0)
+        l->stats.mat_missing++;
+    else if (rd->hand)
+        l->stats.hands++;
+    pthread_mutex_unlock(&l->mu);
+    if (rc != 0 || rd->hand) {
+        ref__overlay(l, frame, rc == 0 ? rd : NULL);
+        l->last_overlay = base_now();
+        l->nacc = 0;
+        return false;
+    }
+    l->nacc++;
+    return true;
 }
 
 int ref_loop_run(ref_loop *l, base_err *err)
 {
-    double start = base_now();
+    double start = base_now(), t_still = 0;
     vis_image *last = NULL;
-    double last_t = 0;
-    bool pending = false; /* the last frames were still but not yet read */
     int rc = 0;
 
     while (!atomic_load(&l->stop)) {
@@ -250,9 +347,14 @@ int ref_loop_run(ref_loop *l, base_err *err)
         rc = vis_capture_read(l->cfg.camera, &frame, &t, err);
         if (rc == BASE_EEOF) {
             rc = 0;
-            /* A file ends on a still table: read what it shows. */
-            if (pending && last)
-                ref__read(l, last, last_t);
+            /* A file ends on a still table: judge what was read, or read
+             * the last frame if the window had not passed yet. */
+            if (last && l->nacc == 0 && l->still.still_since >= 0 && !l->still.fired) {
+                t_still = base_now();
+                ref__read(l, last);
+            }
+            if (last && l->nacc > 0)
+                ref__judge(l, last, t_still);
             break;
         }
         if (rc != 0)
@@ -265,10 +367,17 @@ int ref_loop_run(ref_loop *l, base_err *err)
         motion = ref__motion(l, frame);
         BASE_DEBUG("referee", "frame %d t=%.3f motion=%.4f", l->stats.frames, t, motion);
         if (ref_still_feed(&l->still, t, motion, false)) {
-            ref__read(l, frame, t);
-            pending = false;
+            /* still long enough: the first reading of this period */
+            t_still = base_now();
+            l->nacc = 0;
+            if (ref__read(l, frame) && l->nacc == REF__FUSE)
+                ref__judge(l, frame, t_still);
+        } else if (l->nacc > 0 && l->still.still_since >= 0) {
+            /* still still: more readings of the same board */
+            if (ref__read(l, frame) && l->nacc == REF__FUSE)
+                ref__judge(l, frame, t_still);
         } else {
-            pending = l->still.still_since >= 0 && !l->still.fired;
+            l->nacc = 0; /* it moved: those readings are stale */
             if (l->cfg.overlay_every_s > 0 && base_now() - l->last_overlay >= l->cfg.overlay_every_s) {
                 ref__overlay(l, frame, NULL);
                 l->last_overlay = base_now();
@@ -276,7 +385,6 @@ int ref_loop_run(ref_loop *l, base_err *err)
         }
         vis_image_free(last);
         last = frame;
-        last_t = t;
     }
     ref__drain(l);
     vis_image_free(last);
