@@ -40,7 +40,7 @@ typedef struct cmp {
 
 /* Best match of the reading to the truth over the four grid rotations and
  * every translation; fills the counts and returns whether it is exact. */
-static bool compare(const rules_piece *truth, int nt, const ref_reading *rd, cmp *c)
+static bool compare(const rules_piece *truth, int nt, const ref_reading *rd, cmp *c, bool verbose)
 {
     int best = -1, bk = 0, bdx = 0, bdy = 0;
     for (int k = 0; k < 4; k++)
@@ -90,6 +90,9 @@ static bool compare(const rules_piece *truth, int nt, const ref_reading *rd, cmp
                 hit = b;
         }
         if (hit < 0) {
+            if (verbose)
+                printf("  missed %s %s at (%d,%d)\n", rules_color_name(truth[a].a),
+                       rules_shape_name(truth[a].b), truth[a].x, truth[a].y);
             c->fn++;
             c->color_conf[truth[a].a][6]++;
             c->shape_conf[truth[a].b][6]++;
@@ -106,6 +109,11 @@ static bool compare(const rules_piece *truth, int nt, const ref_reading *rd, cmp
                 c->tp++;
                 c->conf_right[d]++;
             } else {
+                if (verbose)
+                    printf("  misread %s %s as %s %s at (%d,%d) conf %.2f\n",
+                           rules_color_name(truth[a].a), rules_shape_name(truth[a].b),
+                           rules_color_name(rd->pieces[hit].a), rules_shape_name(rd->pieces[hit].b),
+                           truth[a].x, truth[a].y, rd->conf[hit]);
                 c->conf_wrong[d]++;
                 exact = false;
             }
@@ -115,6 +123,9 @@ static bool compare(const rules_piece *truth, int nt, const ref_reading *rd, cmp
         if (!used[b]) {
             int d = (int)(rd->conf[b] * 10);
             c->conf_wrong[d < 0 ? 0 : d > 9 ? 9 : d]++;
+            if (verbose)
+                printf("  extra %s %s at %.0f,%.0f mm conf %.2f\n", rules_color_name(rd->pieces[b].a),
+                       rules_shape_name(rd->pieces[b].b), rd->x_mm[b], rd->y_mm[b], rd->conf[b]);
             c->fp++;
             exact = false;
         }
@@ -260,15 +271,20 @@ int main(int argc, char **argv)
                 frames++;
                 ms += dt;
                 if (rc != 0) {
+                    if (verbose)
+                        printf("miss: seed %llu frame %d: %s\n", (unsigned long long)seed, k, e.msg);
                     errors++;
                     c.fn += nt;
                 } else {
-                    bool ok = compare(truth, nt, reading, &c);
+                    bool ok = compare(truth, nt, reading, &c, false);
                     exact += ok && !reading->hand;
-                    if (verbose && (!ok || reading->hand))
+                    if (verbose && (!ok || reading->hand)) {
+                        cmp scratch;
                         printf("miss: seed %llu frame %d (%d pieces, read %d%s)\n",
                                (unsigned long long)seed, k, nt, reading->n,
                                reading->hand ? ", hand" : "");
+                        compare(truth, nt, reading, &scratch, true);
+                    }
                     if ((!ok || reading->hand) && dump) {
                         char path[512];
                         snprintf(path, sizeof path, "%s/miss-%llu-%d.png", dump,

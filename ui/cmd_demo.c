@@ -11,7 +11,7 @@ int ui_cmd_demo(int argc, char **argv)
     const ui_command *self = ui_command_find("demo");
     const char *seed = "7", *moves = "40", *http = "127.0.0.1:8080", *db = NULL, *size = "1280x960";
     const char *pos[1];
-    bool fast = false, noweb = false, json = false;
+    bool fast = false, noweb = false, json = false, hold = false;
     ui_opt opts[] = {
         {"--seed", UI_OPT_VALUE, &seed, NULL},
         {"--moves", UI_OPT_VALUE, &moves, NULL},
@@ -21,6 +21,7 @@ int ui_cmd_demo(int argc, char **argv)
         {"--fast", UI_OPT_FLAG, NULL, &fast},
         {"--no-web", UI_OPT_FLAG, NULL, &noweb},
         {"--json", UI_OPT_FLAG, NULL, &json},
+        {"--hold", UI_OPT_FLAG, NULL, &hold},
     };
     char camera[256];
     ui_watch_opts o = {0};
@@ -45,6 +46,7 @@ int ui_cmd_demo(int argc, char **argv)
     o.realtime = !fast;
     o.keys = false;
     o.summary = true;
+    o.hold = hold;
     printf("tablecam demo: a simulated Qwirkle Cubes match between Ann and Bob, refereed live "
            "from the camera (seed %s, store %s)\n",
            seed, o.db_path);

@@ -25,7 +25,7 @@ int ui_cmd_serve(int argc, char **argv)
     sigset_t stop;
     db *d;
     int npos, rc, sig = 0;
-    char host[64];
+    char host[256];
 
     if ((rc = ui_parse_args(self, argc, argv, opts, 3, NULL, 0, &npos)) != 0)
         return rc;
@@ -48,12 +48,7 @@ int ui_cmd_serve(int argc, char **argv)
     cfg.db_path = dbpath;
     if ((rc = ui_web_new(&cfg, &w, &err)) != 0)
         return ui_fail(self, rc == BASE_EINVAL ? UI_EXIT_USAGE : UI_EXIT_FAIL, "%s", err.msg);
-    snprintf(host, sizeof host, "%.*s", (int)strcspn(http, ":"), http);
-    if (!strchr(http, ':') || !host[0] || strcmp(host, "localhost") == 0)
-        snprintf(host, sizeof host, "127.0.0.1");
-    if (strcmp(host, "0.0.0.0") == 0)
-        snprintf(host, sizeof host, "127.0.0.1"); /* the address to open here */
-    printf("http://%s:%d/%s%s\n", host, ui_web_port(w), token ? "?token=" : "", token ? token : "");
+    printf("%s\n", ui_web_url(w, host, sizeof host));
     fflush(stdout);
     fprintf(stderr, "tablecam serve: showing %s; Ctrl-C stops\n", dbpath);
     sigwait(&stop, &sig);

@@ -8,6 +8,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "gpio.h"
@@ -354,10 +355,11 @@ int ui_watch_run(const ui_command *cmd, const ui_watch_opts *o)
             status = ui_fail(cmd, UI_EXIT_USAGE, "--http %s: %s", o->http, err.msg);
             goto done;
         }
-        fprintf(stderr, "tablecam %s: the web app is at http://%s:%d/%s%s\n", cmd->name,
-                strncmp(o->http, "0.0.0.0", 7) == 0 || !strchr(o->http, ':') ? "127.0.0.1"
-                                                                              : o->http,
-                ui_web_port(w.web), o->token ? "?token=" : "", o->token ? o->token : "");
+        {
+            char url[256];
+            fprintf(stderr, "tablecam %s: the web app is at %s\n", cmd->name,
+                    ui_web_url(w.web, url, sizeof url));
+        }
         ui__publish_live(&w);
     }
     memset(&sa, 0, sizeof sa);
@@ -382,6 +384,17 @@ int ui_watch_run(const ui_command *cmd, const ui_watch_opts *o)
         for (int i = 0; i < st.nplayers; i++)
             printf(" %s %d", ui__name(&w, i), st.scores[i]);
         printf("%s\n", st.over ? " (game over)" : " (unfinished: tablecam watch --resume continues it)");
+        printf("summary: review it with: tablecam serve --db %s (or tablecam show --db %s %lld)\n",
+               o->db_path, o->db_path, (long long)ref_match_id(ref));
+        fflush(stdout);
+    }
+    if (o->hold && w.web) {
+        fprintf(stderr, "tablecam %s: the match is over; the web app stays up for review "
+                        "until Ctrl-C\n", cmd->name);
+        while (!atomic_load(&ui__signalled)) {
+            struct timespec ts = {0, 100 * 1000 * 1000};
+            nanosleep(&ts, NULL);
+        }
     }
 done:
     ui_gpio_free(w.gpio);

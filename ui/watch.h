@@ -23,6 +23,7 @@ typedef struct ui_watch_opts {
     bool realtime;        /* pace recorded and simulated cameras */
     bool keys;            /* read turn signals from standard input */
     bool summary;         /* print a summary at the end */
+    bool hold;            /* keep the web app up after the stream ends, until a signal */
 } ui_watch_opts;
 
 /* Runs until the camera's stream ends or SIGINT/SIGTERM; returns an exit

@@ -1370,6 +1370,15 @@ void ui_web_free(ui_web *w)
 
 int ui_web_port(const ui_web *w) { return w ? w->port : 0; }
 
+const char *ui_web_url(const ui_web *w, char *buf, size_t n)
+{
+    /* An any-address server is opened here through the loopback. */
+    const char *host = !w->host[0] || strcmp(w->host, "0.0.0.0") == 0 ? "127.0.0.1" : w->host;
+    snprintf(buf, n, "http://%s:%d/%s%s", host, w->port, w->has_token ? "?token=" : "",
+             w->has_token ? w->token : "");
+    return buf;
+}
+
 int ui_web_publish(ui_web *w, const char *event_json)
 {
     cJSON *o = event_json ? cJSON_Parse(event_json) : NULL;

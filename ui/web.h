@@ -76,6 +76,10 @@ void ui_web_free(ui_web *w);
 /* The port the server listens on (useful with port 0). */
 int ui_web_port(const ui_web *w);
 
+/* The address to open the app at from this machine, token included
+ * ("http://127.0.0.1:8080/"); written into buf, which is returned. */
+const char *ui_web_url(const ui_web *w, char *buf, size_t n);
+
 /* Pushes one event (a JSON object; ui_web_event_json() makes the one the
  * pages understand) to every open page and keeps it for late joiners.  The
  * server adds an "id" (1, 2, ...).  An event of kind "illegal" or

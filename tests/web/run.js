@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 /* tests/web/run.js: the runner of the browser test.  Makes a match store
- * with `tablecam import`, starts `tablecam serve` on it (history) and the
- * live driver (live page), runs web_test.js against both in headless
- * chromium, and always stops what it started.
+ * with `tablecam import`, starts `tablecam serve` on it (history), the
+ * live driver (live page) and `tablecam demo` (the whole pipeline from a
+ * simulated camera), runs web_test.js against them in headless chromium,
+ * and always stops what it started.
  *
  *   node tests/web/run.js --tablecam BIN --driver BIN --out DIR
  *
@@ -46,6 +47,26 @@ function startServer(name, bin, argv, children) {
       resolve({ proc: p, url: out.slice(0, nl).trim(), rest: out.slice(nl + 1), stderr: () => err });
     };
     p.stdout.on('data', onData);
+  });
+}
+
+/* Starts `tablecam demo`, which names its page on stderr. */
+function startDemo(bin, argv, children) {
+  return new Promise((resolve, reject) => {
+    const p = spawn(bin, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
+    children.push(p);
+    let err = '';
+    const timer = setTimeout(() => reject(new Error('tablecam demo named no page within 60 s; stderr: ' + err)), 60000);
+    p.stdout.on('data', () => {});
+    p.on('exit', (code) => reject(new Error('tablecam demo exited (' + code + ') before serving; stderr: ' + err)));
+    p.stderr.on('data', (d) => {
+      err += d;
+      const m = err.match(/the web app is at (http:\/\/\S+)/);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ proc: p, url: m[1] });
+      }
+    });
   });
 }
 
@@ -120,10 +141,13 @@ async function main() {
     fail('tablecam import failed: ' + (e.stderr ? e.stderr.toString() : e.message));
   }
 
-  let serve, driver;
+  let serve, driver, demo;
   try {
     serve = await startServer('tablecam serve', a.tablecam, ['serve', '--db', histDb, '--http', '127.0.0.1:0'], children);
     driver = await startServer('live_driver', a.driver, ['--db', path.join(tmp, 'live.db')], children);
+    /* The real demo: simulated camera, recognition, referee, store. */
+    demo = await startDemo(a.tablecam, ['demo', '--seed', '7', '--moves', '3', '--http', '127.0.0.1:0',
+      '--db', path.join(tmp, 'demo.db'), '--hold'], children);
   } catch (e) {
     cleanup();
     fail(e.message);
@@ -138,6 +162,7 @@ async function main() {
       userDataDir: fs.mkdtempSync(path.join(tmp, 'chromium-')),
       historyUrl: serve.url,
       liveUrl: driver.url,
+      demoUrl: demo.url,
       send: driverChannel(driver),
       out: a.out,
       matches: ids,

@@ -181,6 +181,36 @@ async function run(opts) {
     }],
   ]);
 
+  /* ---- the demo: the whole pipeline from a simulated camera ---- */
+  if (opts.demoUrl) {
+    await story('demo', [
+      ['the demo\'s live page shows the camera and the players', async () => {
+        await page.goto(opts.demoUrl);
+        await page.waitForSelector('#scoreboard .player[data-seat="1"]');
+        await expectText('#scoreboard', /Ann[\s\S]*Bob/, 'players');
+        await page.waitForSelector('.camera.has-frame', { timeout: 120000 });
+      }],
+      ['the scoreboard changes as the camera sees moves', async () => {
+        await page.waitForFunction(() => [...document.querySelectorAll('#scoreboard .score')]
+          .some((e) => Number(e.innerText) > 0), null, { timeout: 240000 });
+        await page.waitForSelector('#moves tbody tr');
+        await shot('demo-live');
+      }],
+      ['the demo match is in the history, with key frames', async () => {
+        await page.goto(opts.demoUrl + '#/history');
+        await page.waitForSelector('tr.match-row');
+        await page.click('tr.match-row a');
+        await page.waitForSelector('#seq-label');
+        await page.click('.replay-controls button[title=Start]');
+        await page.click('#next');
+        await expectText('#seq-label', /Move 1 of/, 'next');
+        await page.waitForSelector('.photo img', { timeout: T });
+        await page.waitForFunction(() => { const i = document.querySelector('.photo img'); return i && i.complete && i.naturalWidth > 0; });
+        await shot('demo-match');
+      }],
+    ]);
+  }
+
   if (consoleErrors.length) {
     failed++;
     console.log('FAIL the page threw: ' + consoleErrors.join('; '));
