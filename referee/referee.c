@@ -31,6 +31,9 @@ struct ref_referee {
     int dx, dy;              /* engine cell = reading cell + (dx, dy) */
     int state;
     bool unsure;             /* the CONFIRM was for a piece read unsure */
+    bool has_pending;        /* that unsure reading was a legal move: it */
+    int pending_player;      /* stands if play goes on uncorrected */
+    rules_move pending;
     rules_piece *last_seen;  /* the reading that caused ILLEGAL/CONFIRM */
     int nlast_seen;
     rules_piece scratch[REF__MAX_PIECES];
@@ -335,7 +338,10 @@ static bool ref__diff_move(const ref_referee *r, const rules_piece *have, int nh
     m->npieces = added;
     *nremoved = removed;
     if (strcmp(r->game, "cube2") == 0) {
-        /* One piece moved, or one left the board. */
+        /* During the setup one piece is put down (a place move); after it,
+         * one piece moved, or one left the board. */
+        if (removed == 0 && added == 1)
+            return true;
         if (removed != 1 || added > 1)
             return false;
         rules_move_init(m, RULES_MOVE_MOVE);
@@ -377,6 +383,32 @@ static int ref__remember(ref_referee *r, const rules_piece *seen, int ns)
     r->last_seen = copy;
     r->nlast_seen = ns;
     return 0;
+}
+
+/* Whether the change from have to seen is one legal move of the player to
+ * move that explains all of it; the move and player go to *m and *player. */
+static bool ref__legal_change(ref_referee *r, const rules_piece *have, int nh,
+                              const rules_piece *seen, int ns, rules_move *m, int *player)
+{
+    rules_status st;
+    rules_verdict v;
+    rules_game *trial = NULL;
+    bool ok = false;
+    int nremoved;
+    if (!ref__diff_move(r, have, nh, seen, ns, m, &nremoved))
+        return false;
+    rules_game_status(ref__game(r), &st);
+    *player = st.to_move;
+    if (rules_game_clone(ref__game(r), &trial) != 0)
+        return false;
+    rules_apply(trial, st.to_move, m, &v);
+    if (v.legal) {
+        rules_piece *after = malloc(sizeof *after * REF__MAX_PIECES);
+        ok = after && ref__same_position(after, ref__position(trial, after), seen, ns);
+        free(after);
+    }
+    rules_game_free(trial);
+    return ok;
 }
 
 int ref_observe(ref_referee *r, const ref_view *v, base_err *err)
@@ -421,6 +453,30 @@ int ref_observe(ref_referee *r, const ref_view *v, base_err *err)
     }
     r->unsure = false;
 
+    /* An unsure reading that nobody corrected stands once play goes on
+     * over it (its pieces are still there, more have come). */
+    if (r->has_pending) {
+        bool kept = true;
+        r->has_pending = false;
+        for (int i = 0; i < r->pending.npieces && kept; i++) {
+            bool found = false;
+            for (int j = 0; j < ns && !found; j++)
+                found = ref__same_place(&r->pending.pieces[i], &seen[j]) &&
+                        ref__same_piece(&r->pending.pieces[i], &seen[j]);
+            kept = found;
+        }
+        if (kept && !ref__same_position(r->last_seen, r->nlast_seen, seen, ns)) {
+            rules_verdict pv;
+            if ((rc = ref__play(r, r->pending_player, &r->pending, NULL, 0, DB_SRC_CAMERA, &pv,
+                                err)) != 0)
+                goto done;
+            r->state = REF__OK;
+            nh = ref__position(ref__game(r), have);
+            if (ref__same_position(have, nh, seen, ns))
+                goto done;
+        }
+    }
+
     /* Back to the position before the last move: a take-back. */
     if (r->nhist > 1) {
         rules_piece *prev = r->scratch;
@@ -442,11 +498,14 @@ int ref_observe(ref_referee *r, const ref_view *v, base_err *err)
             ref__describe(r, &seen[i], what, sizeof what);
             r->state = REF__CONFIRM;
             r->unsure = true;
+            r->has_pending = ref__legal_change(r, have, nh, seen, ns, &r->pending,
+                                               &r->pending_player);
             if ((rc = ref__remember(r, seen, ns)) == 0)
                 ref__emit(r, REF_EV_CONFIRM, 0, -1, NULL, NULL, have, nh,
                           "I cannot read a piece for sure (%s, confidence %.2f): straighten it, "
-                          "or correct the reading.",
-                          what, (double)v->conf[i]);
+                          "or correct the reading%s.",
+                          what, (double)v->conf[i],
+                          r->has_pending ? "; if nobody does, it stands when play goes on" : "");
             goto done;
         }
     }

@@ -265,6 +265,57 @@ static void test_unexplained_and_unsure(void **state)
     ref_free(r);
 }
 
+/* An unsure reading nobody corrects stands once play goes on over it. */
+static void test_unsure_stands_when_play_goes_on(void **state)
+{
+    log_ l = {0};
+    table t = {0};
+    rules_status st;
+    (void)state;
+    skip_without_qwirkle();
+    ref_referee *r = make(&l, NULL, 0);
+    put(&t, 0, 0, "blue", "star8");
+    put(&t, 1, 0, "blue", "circle");
+    t.conf[1] = 0.3f;
+    see(r, &t, -1);
+    assert_int_equal(l.n, 1);
+    assert_int_equal(l.kind[0], REF_EV_CONFIRM);
+    assert_non_null(strstr(l.text[0], "it stands when play goes on"));
+    /* Bob plays on: Ann's move stands, then Bob's is judged. */
+    put(&t, 0, 1, "blue", "square");
+    see(r, &t, -1);
+    assert_int_equal(l.n, 3);
+    assert_int_equal(l.kind[1], REF_EV_MOVE);
+    assert_int_equal(l.player[1], 0);
+    assert_int_equal(l.points[1], 2);
+    assert_int_equal(l.kind[2], REF_EV_MOVE);
+    assert_int_equal(l.player[2], 1);
+    assert_int_equal(l.points[2], 2);
+    rules_game_status(ref_game(r), &st);
+    assert_int_equal(st.scores[0], 2);
+    assert_int_equal(st.scores[1], 2);
+    ref_free(r);
+
+    /* But an unsure reading whose pieces are gone is forgotten. */
+    memset(&l, 0, sizeof l);
+    memset(&t, 0, sizeof t);
+    r = make(&l, NULL, 0);
+    put(&t, 0, 0, "red", "star8");
+    put(&t, 1, 0, "red", "circle");
+    t.conf[1] = 0.3f;
+    see(r, &t, -1);
+    t.n = 0;
+    put(&t, 0, 0, "red", "star8");
+    put(&t, 0, 1, "red", "square");
+    see(r, &t, -1);
+    assert_int_equal(l.kind[l.n - 1], REF_EV_MOVE);
+    assert_int_equal(l.player[l.n - 1], 0);
+    rules_game_status(ref_game(r), &st);
+    assert_int_equal(st.scores[0], 2);
+    assert_int_equal(st.to_move, 1);
+    ref_free(r);
+}
+
 static void test_out_of_turn_and_signals(void **state)
 {
     log_ l = {0};
@@ -296,6 +347,39 @@ static void test_out_of_turn_and_signals(void **state)
     assert_int_equal(l.kind[4], REF_EV_ILLEGAL);
     assert_string_equal(l.rule[4], "out-of-turn");
     ref_free(r);
+}
+
+/* cube2 from the camera: the setup puts pieces down one at a time, each a
+ * place move of the player whose turn it is. */
+static void test_cube2_setup_from_readings(void **state)
+{
+    log_ l = {0};
+    rules_piece p[2];
+    float conf[2] = {0.9f, 0.9f};
+    cJSON *h = cJSON_Parse("{\"game\":\"cube2\",\"players\":[\"A\",\"B\"]}");
+    ref_config cfg = {"cube2", h, NULL, 0, 0.5f, on_event, &l};
+    ref_referee *r = NULL;
+    base_err e;
+    (void)state;
+    if (!rules_game_available("cube2"))
+        skip();
+    assert_int_equal(ref_new(&cfg, &e, &r), 0);
+    memset(p, 0, sizeof p);
+    p[0].owner = p[1].owner = -1;
+    p[0].x = 0, p[0].y = 1, p[0].a = RULES_RED, p[0].b = RULES_C2_CUBE;
+    p[1].x = 4, p[1].y = 2, p[1].a = RULES_BLUE, p[1].b = RULES_C2_CYLINDER;
+    ref_view v = {p, conf, 1, -1, NULL, 0};
+    assert_int_equal(ref_observe(r, &v, &e), 0);
+    assert_int_equal(l.n, 1);
+    assert_int_equal(l.kind[0], REF_EV_MOVE);
+    assert_int_equal(l.player[0], 0);
+    v.n = 2;
+    assert_int_equal(ref_observe(r, &v, &e), 0);
+    assert_int_equal(l.n, 2);
+    assert_int_equal(l.kind[1], REF_EV_MOVE);
+    assert_int_equal(l.player[1], 1);
+    ref_free(r);
+    cJSON_Delete(h);
 }
 
 static void test_still_detector(void **state)
@@ -461,9 +545,11 @@ int main(void)
         cmocka_unit_test(test_illegal_replaced_by_legal),
         cmocka_unit_test(test_takeback),
         cmocka_unit_test(test_unexplained_and_unsure),
+        cmocka_unit_test(test_unsure_stands_when_play_goes_on),
         cmocka_unit_test(test_out_of_turn_and_signals),
         cmocka_unit_test(test_recorded_and_resumed),
         cmocka_unit_test(test_correction),
+        cmocka_unit_test(test_cube2_setup_from_readings),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
