@@ -140,6 +140,31 @@ static void test_simulated_match_is_stored_as_announced(void **state)
     free(dir);
 }
 
+/* Keys on standard input: a re-roll for the player to move, an undo, and
+ * a correction that is refused because there is no move left to correct. */
+static void test_keys(void **state)
+{
+    char *dir = th_tmpdir(), *db = th_path(dir, "t.db");
+    th_run r;
+    int seqs[16];
+    (void)state;
+    assert_int_equal(th_tablecam(&r, "r\nu\nx\n",
+                                 (const char *[]){"watch", "--game", "qwirkle", "--camera",
+                                                  "sim:qwirkle:seed=3:320x240:moves=1", "--players",
+                                                  "Ann,Bob", "--db", db, "--json", NULL}),
+                     0);
+    assert_int_equal(r.status, 0);
+    assert_true(count_kind(r.out, "move", seqs, 16) >= 1);
+    assert_int_equal(seqs[0], 1);
+    assert_non_null(strstr(r.out, "\"reroll\""));
+    assert_int_equal(count_kind(r.out, "takeback", seqs, 16), 1);
+    assert_non_null(strstr(r.err, "keys: p (pass)")); /* "x" is no key */
+    th_run_free(&r);
+    th_rmtree(dir);
+    free(db);
+    free(dir);
+}
+
 static void test_demo_flags(void **state)
 {
     th_run r;
@@ -158,6 +183,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bad_setups_store_nothing),
         cmocka_unit_test(test_simulated_match_is_stored_as_announced),
+        cmocka_unit_test(test_keys),
         cmocka_unit_test(test_demo_flags),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

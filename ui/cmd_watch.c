@@ -1,8 +1,6 @@
 /* ui/cmd_watch.c: `tablecam watch --game G --camera SPEC [--mat MAT]
  * --players A,B [--db FILE] [--http ADDR] [--token T] [--gpio SPEC] [--json]
  * [--resume]` referees a live game, printing each announcement as a line. */
-#include <unistd.h>
-
 #include "watch.h"
 
 int ui_cmd_watch(int argc, char **argv)
@@ -37,7 +35,7 @@ int ui_cmd_watch(int argc, char **argv)
     if (!o.db_path)
         o.db_path = "tablecam.db";
     o.realtime = realtime;
-    o.keys = !nokeys && isatty(0);
+    o.keys = !nokeys; /* a terminal or a pipe: lines of keys */
     o.summary = true;
     return ui_watch_run(self, &o);
 }

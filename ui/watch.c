@@ -26,8 +26,9 @@ typedef struct ui__watch {
     ui_gpio *gpio;
     bool names_owned; /* names[] were copied from the store (resume) */
     int moves, illegal, confirms, takebacks;
-    char keybuf[256];
+    char keybuf[1024];
     size_t keylen;
+    bool keys_done;   /* standard input ended */
 } ui__watch;
 
 static atomic_int ui__signalled;
@@ -139,16 +140,31 @@ static bool ui__action(ui__watch *w, const char *word, int player)
     return true;
 }
 
-/* One line typed: "r" for the player to move, "r 2" for player 2. */
+/* One line typed: "r" for the player to move, "r 2" for player 2, or
+ * "c MOVE" to correct the last move (MOVE as in a game record). */
 static void ui__key_line(ui__watch *w, char *line)
 {
     char word[32] = "";
     int player = 0, n = sscanf(line, "%31s %d", word, &player);
     if (n < 1)
         return;
+    if (!strcmp(word, "c") || !strcmp(word, "correct")) {
+        const char *json = strchr(line, '{');
+        rules_move m;
+        base_err e;
+        cJSON *j = json ? cJSON_Parse(json) : NULL;
+        if (!j)
+            fprintf(stderr, "tablecam watch: c MOVE, e.g. c {\"type\":\"place\",\"pieces\":[...]}\n");
+        else if (rules_move_from_json(w->o->game, j, &m, &e) != 0)
+            fprintf(stderr, "tablecam watch: the correction: %s\n", e.msg);
+        else
+            ref_loop_post_correct(w->loop, &m);
+        cJSON_Delete(j);
+        return;
+    }
     if (!ui__action(w, word, n == 2 ? player - 1 : -1))
         fprintf(stderr, "tablecam watch: keys: p (pass), r (reroll), d (draw), u (undo), "
-                        "optionally followed by a player number\n");
+                        "optionally followed by a player number; c MOVE corrects the last move\n");
 }
 
 static void ui__on_button(void *ctx, const char *action)
@@ -165,13 +181,13 @@ static void ui__on_tick(void *ctx)
     if (atomic_load(&ui__signalled))
         ref_loop_stop(w->loop);
     ui_gpio_poll(w->gpio, ui__on_button, w);
-    if (!w->o->keys)
+    if (!w->o->keys || w->keys_done)
         return;
     while (poll(&p, 1, 0) == 1 && (p.revents & POLLIN)) {
         ssize_t got = read(0, w->keybuf + w->keylen, sizeof w->keybuf - 1 - w->keylen);
         char *nl;
         if (got <= 0) {
-            w->o = w->o; /* end of input: stop reading keys */
+            w->keys_done = true; /* end of input: no more keys */
             return;
         }
         w->keylen += (size_t)got;
@@ -368,7 +384,7 @@ int ui_watch_run(const ui_command *cmd, const ui_watch_opts *o)
     sigaction(SIGTERM, &sa, NULL);
     fprintf(stderr, "tablecam %s: match %lld, %s, camera %s%s\n", cmd->name,
             (long long)ref_match_id(ref), o->game, o->camera,
-            o->keys ? "; keys: p pass, r reroll, d draw, u undo" : "");
+            o->keys ? "; keys: p pass, r reroll, d draw, u undo, c MOVE correct" : "");
     if (ref_loop_run(loop, &err) != 0)
         status = ui_fail(cmd, UI_EXIT_FAIL, "camera %s: %s", o->camera, err.msg);
     if (o->summary) {

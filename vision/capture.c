@@ -111,6 +111,8 @@ static int vis__open_files(const char *path, bool folder, double fps, vis__files
 
 /* ---- video: and v4l2: ---- */
 
+#define VIS__SETTLE_FRAMES 30
+
 typedef struct vis__video {
     vis_video *v;
     double fps;
@@ -129,6 +131,9 @@ static int vis__video_read(void *self, vis_image **frame, double *t, base_err *e
             if (v->frame == 0)
                 v->t0 = now;
             *t = now - v->t0;
+            /* Let auto exposure settle for a second, then hold it. */
+            if (v->frame == (long)VIS__SETTLE_FRAMES)
+                vis_video_lock_exposure(v->v, NULL);
         } else {
             *t = v->frame / v->fps;
         }

@@ -2005,6 +2005,20 @@ extern "C" int vis_video_read(vis_video *v, vis_image **out, base_err *err)
     });
 }
 
+extern "C" int vis_video_lock_exposure(vis_video *v, base_err *err)
+{
+    const char *fn = "vis_video_lock_exposure";
+    if (!v)
+        return base_err_set(err, BASE_EINVAL, "%s: NULL video", fn);
+    return cv__guard(err, fn, [&] {
+        // V4L2: auto exposure 1 is manual (3 aperture priority); a driver
+        // without the control just refuses, which is not an error here.
+        bool e = v->cap.set(cv::CAP_PROP_AUTO_EXPOSURE, 1);
+        bool w = v->cap.set(cv::CAP_PROP_AUTO_WB, 0);
+        return e || w ? 0 : BASE_EUNSUPPORTED;
+    });
+}
+
 extern "C" void vis_video_free(vis_video *v)
 {
     try {

@@ -437,6 +437,11 @@ int vis_video_open_device(int index, int width, int height, vis_video **out,
 /* The next frame as a new BGR image; BASE_EEOF at the end of a file. */
 int vis_video_read(vis_video *v, vis_image **out, base_err *err);
 
+/* Locks a camera's exposure and white balance where its driver allows, so
+ * that the light the recogniser sees stays put (call it once auto exposure
+ * has settled).  BASE_EUNSUPPORTED when the device controls neither. */
+int vis_video_lock_exposure(vis_video *v, base_err *err);
+
 void vis_video_free(vis_video *v);
 
 /* Writes frames to a Motion-JPEG .avi at fps frames per second; every frame

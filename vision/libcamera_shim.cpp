@@ -31,6 +31,7 @@ struct Cam {
     std::deque<libcamera::Request *> done;
     bool started = false, acquired = false;
     double t0 = -1;
+    long frames = 0;
     unsigned width = 0, height = 0, stride = 0;
 
     void completed(libcamera::Request *r)
@@ -91,6 +92,12 @@ int cam_read(void *self, vis_image **frame, double *t, base_err *err)
             }
         }
         r->reuse(libcamera::Request::ReuseBuffers);
+        /* After a second of auto exposure and white balance, hold them:
+         * the recogniser wants the light to stay put. */
+        if (++c->frames == 30) {
+            r->controls().set(libcamera::controls::AeEnable, false);
+            r->controls().set(libcamera::controls::AwbEnable, false);
+        }
         c->cam->queueRequest(r);
         return rc;
     } catch (const std::bad_alloc &) {

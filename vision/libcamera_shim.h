@@ -10,8 +10,8 @@
 extern "C" {
 #endif
 
-/* Opens camera number index, 1280x960 BGR, auto exposure and white balance
- * locked after the first second.  BASE_ENODEV when there is no such
+/* Opens camera number index, 1280x960 BGR; auto exposure and white
+ * balance run for the first 30 frames, then are held.  BASE_ENODEV when there is no such
  * camera (err says how many libcamera sees). */
 int vis__libcamera_open(int index, vis_capture_ops *ops, void **self, base_err *err);
 
