@@ -5,12 +5,14 @@
  * to the targets (99% exact boards; under 15 ms per 1280x960 frame).
  *
  *   bench_recognize [FRAMES] [WIDTH HEIGHT] [--clean] [--dump DIR]
- *                   [--cache DIR] [-v]
+ *                   [--cache DIR] [--seed N] [-v]
  *
  * --dump writes every missed frame and its rectified view as PNG; --cache
  * keeps the frames the bench uses in DIR (rendered on the first run, read
  * back on the next ones, which then skip the simulator: delete DIR after
- * the simulator changes); -v names every missed frame. */
+ * the simulator changes); --seed starts at another sim seed (a second
+ * sample, to check that a change is not tuned to the first); -v names
+ * every missed frame and what was wrong in it. */
 #define _XOPEN_SOURCE 700
 #include <stdio.h>
 #include <stdlib.h>
@@ -150,6 +152,7 @@ int main(int argc, char **argv)
 {
     int want = 300, width = 1280, height = 960, frames = 0, exact = 0, hands = 0, hand_ok = 0;
     int hand_frames = 0, errors = 0;
+    unsigned long long seed0 = SEED0;
     bool clean = false, verbose = false, cache_write = false;
     const char *dump = NULL, *cache = NULL;
     FILE *idx = NULL;
@@ -169,6 +172,8 @@ int main(int argc, char **argv)
             dump = argv[++i];
         else if (strcmp(argv[i], "--cache") == 0 && i + 1 < argc)
             cache = argv[++i];
+        else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc)
+            seed0 = strtoull(argv[++i], NULL, 10);
         else if (strcmp(argv[i], "-v") == 0)
             verbose = true;
         else if (i + 1 < argc && atoi(argv[i]) > 0 && atoi(argv[i + 1]) > 0) {
@@ -191,7 +196,7 @@ int main(int argc, char **argv)
             return 1;
         }
     }
-    for (uint64_t seed = SEED0; frames < want; seed++) {
+    for (uint64_t seed = seed0; frames < want; seed++) {
         sim_options o;
         sim_stream *s = NULL;
         vis_image *img;
@@ -317,8 +322,8 @@ int main(int argc, char **argv)
     }
     if (idx)
         fclose(idx);
-    printf("qwirkle recognition: %d stable frames %dx%d%s (sim seeds from %d)\n", frames, width,
-           height, clean ? " clean" : "", SEED0);
+    printf("qwirkle recognition: %d stable frames %dx%d%s (sim seeds from %llu)\n", frames, width,
+           height, clean ? " clean" : "", seed0);
     printf("pieces: precision %.4f recall %.4f (tp %d, fp %d, fn %d)\n",
            c.tp + c.fp ? (double)c.tp / (c.tp + c.fp) : 0, c.tp + c.fn ? (double)c.tp / (c.tp + c.fn) : 0,
            c.tp, c.fp, c.fn);

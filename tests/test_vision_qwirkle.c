@@ -65,8 +65,10 @@ typedef struct cube {
     int color, shape;
 } cube;
 
-/* A top-down view of the 500 mm mat (plane of the cube tops) at PPM. */
-static vis_image *draw_view(const cube *c, int n, const unsigned char table[3])
+/* A top-down view of the 500 mm mat (plane of the cube tops) at PPM,
+ * blurred by blur_px. */
+static vis_image *draw_view_blurred(const cube *c, int n, const unsigned char table[3],
+                                    double blur_px)
 {
     vis_image *img = NULL, *blur = NULL;
     int side = (int)ceil((500 + 2 * MARGIN) * PPM);
@@ -92,9 +94,14 @@ static vis_image *draw_view(const cube *c, int n, const unsigned char table[3])
                     p[k] = (unsigned char)((cov * colour_bgr[c[i].color][k] + (4 - cov) * 14) / 4);
             }
         }
-    assert_int_equal(vis_gaussian_blur(img, 0, 1.0, &blur, NULL), 0);
+    assert_int_equal(vis_gaussian_blur(img, 0, blur_px, &blur, NULL), 0);
     vis_image_free(img);
     return blur;
+}
+
+static vis_image *draw_view(const cube *c, int n, const unsigned char table[3])
+{
+    return draw_view_blurred(c, n, table, 1.0);
 }
 
 static vis_view full_view(void)
@@ -144,6 +151,37 @@ static void test_single_cube(void **state)
     assert_int_equal(r->pieces[0].shape, RULES_CLOVER);
     assert_true(fabs(r->pieces[0].x_mm - 251) < 4 && fabs(r->pieces[0].y_mm - 247) < 4);
     assert_true(r->pieces[0].conf > 0 && r->pieces[0].conf <= 1);
+    free(r);
+}
+
+/* A soft camera over a saturated brown table: the blur joins the red and
+ * orange symbols to each other and to the table through the thin dark
+ * body between them, and every cube must still be found. */
+static void test_blur_on_brown(void **state)
+{
+    (void)state;
+    static const unsigned char brown[3] = {40, 95, 165};
+    cube c[6] = {{240, 240, 2, RULES_RED, RULES_CIRCLE},     {260, 240, 2, RULES_ORANGE, RULES_SQUARE},
+                 {280, 240, 2, RULES_RED, RULES_SQUARE},     {240, 260, 2, RULES_ORANGE, RULES_CIRCLE},
+                 {260, 260, 2, RULES_PURPLE, RULES_CIRCLE}, {240, 280, 2, RULES_RED, RULES_DIAMOND}};
+    vis_reading *r = malloc(sizeof *r);
+    vis_qwirkle *q = NULL;
+    vis_image *img = draw_view_blurred(c, 6, brown, 3.6 * PPM);
+    vis_view v = full_view();
+    base_err e;
+    assert_int_equal(vis_qwirkle_new(20, NULL, &q, &e), 0);
+    assert_int_equal(vis_qwirkle_read(q, img, &v, r, &e), 0);
+    assert_int_equal(r->npieces, 6);
+    for (int i = 0; i < 6; i++) {
+        int hit = -1;
+        for (int j = 0; j < r->npieces; j++)
+            if (fabs(r->pieces[j].x_mm - c[i].x) < 5 && fabs(r->pieces[j].y_mm - c[i].y) < 5)
+                hit = j;
+        assert_true(hit >= 0);
+        assert_int_equal(r->pieces[hit].color, c[i].color);
+    }
+    vis_qwirkle_free(q);
+    vis_image_free(img);
     free(r);
 }
 
@@ -380,6 +418,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_empty_board),  cmocka_unit_test(test_single_cube),
+        cmocka_unit_test(test_blur_on_brown),
         cmocka_unit_test(test_all_36),       cmocka_unit_test(test_learn_profile),
         cmocka_unit_test(test_not_cubes),    cmocka_unit_test(test_hand),
         cmocka_unit_test(test_sim_frames),   cmocka_unit_test(test_recognize_command),

@@ -35,6 +35,8 @@
 #define QW__TSIDE ((int)(2 * QW__THALF * QW__TRES))
 #define QW__MAXBLOBS 2048
 #define QW__NROT 5
+#define QW__DARK_MIN 28 /* the body threshold's floor (a black table) */
+#define QW__LISTS 3 /* q->stack holds this many pixels a view pixel: nested pixel lists */
 #define QW__NSIG 5
 /* Blur of the symbols as seen, mm: from a sharp close camera to a soft far
  * one; each frame picks the one its symbols match best. */
@@ -262,7 +264,7 @@ static int qw__reserve(vis_qwirkle *q, int w, int h)
     q->cls = malloc(ni);
     q->rgb = malloc(sizeof *q->rgb * 3 * ni);
     q->lab = malloc(sizeof *q->lab * ni);
-    q->stack = malloc(sizeof *q->stack * ni);
+    q->stack = malloc(sizeof *q->stack * ni * QW__LISTS);
     if (!q->val || !q->cls || !q->rgb || !q->lab || !q->stack) {
         qw__release(q);
         return BASE_ENOMEM;
@@ -357,7 +359,7 @@ static long qw__classify(vis_qwirkle *q, const vis_image *top, const vis_view *v
         int med = 0;
         while (med < 255 && acc + hist[med] < nplay / 2)
             acc += hist[med++];
-        *dark = med / 2 < 28 ? 28 : med / 2 > 150 ? 150 : med / 2;
+        *dark = med / 2 < QW__DARK_MIN ? QW__DARK_MIN : med / 2 > 150 ? 150 : med / 2;
     }
     for (int y = 0; y < h; y++)
         for (int x = 0; x < w; x++) {
@@ -381,87 +383,190 @@ static long qw__classify(vis_qwirkle *q, const vis_image *top, const vis_view *v
     return nplay;
 }
 
+/* Pixels of candidate components, and what every blob must pass. */
+typedef struct qw__seg {
+    const vis_view *vw;
+    int w, h;
+    double px, x0, y0, amin, amax;
+    int fr, dark, nb, nextlab;
+    float min_dark;
+    size_t cap; /* of q->stack, the pixel lists */
+} qw__seg;
+
+/* The blob of pixels pix[0..n) (labelled lab): kept when it has a
+ * symbol's size and dark body around it. */
+static void qw__accept(vis_qwirkle *q, qw__seg *g, const int *pix, int n, int lab)
+{
+    const int w = g->w, h = g->h;
+    double area = n * g->px * g->px;
+    int cx, cy, all = 0, dk = 0, lim;
+    qw__blob b;
+    if (area < g->amin || area > g->amax || g->nb >= QW__MAXBLOBS)
+        return;
+    memset(&b, 0, sizeof b);
+    for (int k = 0; k < n; k++) {
+        int i = pix[k], x = i % w, y = i / w;
+        double tx = (x + 0.5) * g->px + g->x0, ty = (y + 0.5) * g->px + g->y0;
+        double wgt = q->val[i];
+        b.n++;
+        b.sx += tx;
+        b.sy += ty;
+        b.sxx += tx * tx;
+        b.syy += ty * ty;
+        b.sxy += tx * ty;
+        b.sw += wgt;
+        b.sb += wgt * q->rgb[3 * (size_t)i];
+        b.sg += wgt * q->rgb[3 * (size_t)i + 1];
+        b.sr += wgt * q->rgb[3 * (size_t)i + 2];
+    }
+    b.x = b.sx / b.n;
+    b.y = b.sy / b.n;
+    cx = (int)floor((b.x - g->x0) / g->px);
+    cy = (int)floor((b.y - g->y0) / g->px);
+    /* Body around it: the face box less the symbol, darker than the body
+     * threshold or well below the symbol's brightness (a glossy top under
+     * a bright lamp is grey, a symbol on a black table dim). */
+    lim = (int)fmax(g->dark, 0.55 * b.sw / b.n);
+    for (int y = cy - g->fr; y <= cy + g->fr; y++)
+        for (int x = cx - g->fr; x <= cx + g->fr; x++) {
+            size_t j;
+            if (x < 0 || y < 0 || x >= w || y >= h)
+                continue;
+            j = (size_t)y * w + x;
+            if (q->lab[j] == lab || q->cls[j] == QW__OUT)
+                continue;
+            all++;
+            dk += q->val[j] < lim;
+        }
+    b.darkfrac = all > 0 ? (float)dk / (float)all : 0.f;
+    if (b.darkfrac < g->min_dark)
+        return;
+    q->blobs[g->nb++] = b;
+}
+
+/* Connected parts (8-neighbours) of the pixels pix[0..n) that are at
+ * least t bright, written one after the other to out; each gets a new
+ * label.  Returns how many pixels were written, -1 when out has no room. */
+static long qw__parts(vis_qwirkle *q, qw__seg *g, const int *pix, int n, int t, int *out)
+{
+    const int w = g->w, h = g->h;
+    const int mark = -2;
+    long m = 0;
+    if ((size_t)(out - q->stack) + (size_t)n > g->cap)
+        return -1;
+    for (int k = 0; k < n; k++)
+        if (q->val[pix[k]] >= t)
+            q->lab[pix[k]] = mark;
+    for (int k = 0; k < n; k++) {
+        long head = m;
+        int lab;
+        if (q->lab[pix[k]] != mark)
+            continue;
+        lab = g->nextlab++;
+        q->lab[pix[k]] = lab;
+        out[m++] = pix[k];
+        while (head < m) {
+            int i = out[head++], x = i % w, y = i / w;
+            for (int dy = -1; dy <= 1; dy++)
+                for (int dx = -1; dx <= 1; dx++) {
+                    int xx = x + dx, yy = y + dy;
+                    size_t j;
+                    if (xx < 0 || yy < 0 || xx >= w || yy >= h)
+                        continue;
+                    j = (size_t)yy * w + xx;
+                    if (q->lab[j] == mark) {
+                        q->lab[j] = lab;
+                        out[m++] = (int)j;
+                    }
+                }
+        }
+    }
+    return m;
+}
+
+/* A component too large for one symbol is several symbols, or symbols and
+ * a saturated table, joined by blur through the dim body between them:
+ * raising the brightness threshold splits it where the body dips.  The
+ * parts go to q->stack from out on. */
+static void qw__split(vis_qwirkle *q, qw__seg *g, const int *pix, int n, int lab, int depth,
+                      int *out)
+{
+    int vmin = 255, vmax = 0, t;
+    long m;
+    if (n * g->px * g->px <= g->amax) {
+        qw__accept(q, g, pix, n, lab);
+        return;
+    }
+    if (depth >= 12)
+        return;
+    for (int k = 0; k < n; k++) {
+        int v = q->val[pix[k]];
+        vmin = v < vmin ? v : vmin;
+        vmax = v > vmax ? v : vmax;
+    }
+    t = vmin + (vmax - vmin) / 10 > vmin + 6 ? vmin + (vmax - vmin) / 10 : vmin + 6;
+    if (t >= vmax || (m = qw__parts(q, g, pix, n, t, out)) <= 0)
+        return;
+    /* each part's pixels are contiguous and share a label */
+    for (long start = 0, end; start < m; start = end) {
+        int plab = q->lab[out[start]];
+        for (end = start + 1; end < m && q->lab[out[end]] == plab; end++)
+            ;
+        if ((end - start) * g->px * g->px >= g->amin)
+            qw__split(q, g, out + start, (int)(end - start), plab, depth + 1, out + m);
+    }
+}
+
 /* Connected symbol-coloured blobs (8-neighbours) with dark body around
  * them, of a symbol's size.  Returns how many are in q->blobs. */
 static int qw__blobs(vis_qwirkle *q, const vis_view *vw, int w, int h, const int *dark,
                      float min_dark)
 {
-    const double px = 1.0 / vw->px_per_mm, cube = q->cube_mm;
-    const double amin = 0.025 * cube * cube, amax = 0.45 * cube * cube;
-    const int fr = (int)(0.45 * cube * vw->px_per_mm + 0.5);
-    double x0, y0;
-    int nb = 0;
-    qw__origin(vw, &x0, &y0);
+    qw__seg g;
+    const double cube = q->cube_mm;
+    memset(&g, 0, sizeof g);
+    g.vw = vw;
+    g.w = w;
+    g.h = h;
+    g.px = 1.0 / vw->px_per_mm;
+    qw__origin(vw, &g.x0, &g.y0);
+    g.amin = 0.025 * cube * cube;
+    g.amax = 0.45 * cube * cube;
+    g.fr = (int)(0.45 * cube * vw->px_per_mm + 0.5);
+    g.dark = *dark;
+    g.min_dark = min_dark;
+    g.cap = q->cap * QW__LISTS;
     for (size_t i = 0; i < (size_t)w * h; i++)
         q->lab[i] = -1;
     for (int sy = 0; sy < h; sy++)
         for (int sx = 0; sx < w; sx++) {
             size_t s = (size_t)sy * w + sx;
-            int sp = 0;
-            qw__blob b;
+            int *list = q->stack, lab;
+            long m = 0, head = 0;
             if (!(q->cls[s] & QW__SYM) || q->lab[s] != -1)
                 continue;
-            memset(&b, 0, sizeof b);
-            q->lab[s] = nb < QW__MAXBLOBS ? nb : QW__MAXBLOBS;
-            q->stack[sp++] = (int)s;
-            while (sp > 0) {
-                int i = q->stack[--sp], x = i % w, y = i / w;
-                double tx = (x + 0.5) * px + x0, ty = (y + 0.5) * px + y0;
-                double wgt = q->val[i];
-                b.n++;
-                b.sx += tx;
-                b.sy += ty;
-                b.sxx += tx * tx;
-                b.syy += ty * ty;
-                b.sxy += tx * ty;
-                b.sw += wgt;
-                b.sb += wgt * q->rgb[3 * (size_t)i];
-                b.sg += wgt * q->rgb[3 * (size_t)i + 1];
-                b.sr += wgt * q->rgb[3 * (size_t)i + 2];
+            lab = g.nextlab++;
+            q->lab[s] = lab;
+            list[m++] = (int)s;
+            while (head < m) {
+                int i = list[head++], x = i % w, y = i / w;
                 for (int dy = -1; dy <= 1; dy++)
                     for (int dx = -1; dx <= 1; dx++) {
                         int xx = x + dx, yy = y + dy;
+                        size_t j;
                         if (xx < 0 || yy < 0 || xx >= w || yy >= h)
                             continue;
-                        size_t j = (size_t)yy * w + xx;
+                        j = (size_t)yy * w + xx;
                         if ((q->cls[j] & QW__SYM) && q->lab[j] == -1) {
-                            q->lab[j] = q->lab[s];
-                            q->stack[sp++] = (int)j;
+                            q->lab[j] = lab;
+                            list[m++] = (int)j;
                         }
                     }
             }
-            {
-                double area = b.n * px * px;
-                int cx, cy, all = 0, dk = 0, lim;
-                if (area < amin || area > amax || nb >= QW__MAXBLOBS)
-                    continue;
-                b.x = b.sx / b.n;
-                b.y = b.sy / b.n;
-                cx = (int)floor((b.x - x0) / px);
-                cy = (int)floor((b.y - y0) / px);
-                /* Body around it: the face box less the symbol, darker than
-                 * the body threshold or well below the symbol's brightness
-                 * (a glossy top under a bright lamp is grey, a symbol on a
-                 * black table dim). */
-                lim = (int)fmax(*dark, 0.55 * b.sw / b.n);
-                for (int y = cy - fr; y <= cy + fr; y++)
-                    for (int x = cx - fr; x <= cx + fr; x++) {
-                        size_t j;
-                        if (x < 0 || y < 0 || x >= w || y >= h)
-                            continue;
-                        j = (size_t)y * w + x;
-                        if (q->lab[j] == q->lab[s] || q->cls[j] == QW__OUT)
-                            continue;
-                        all++;
-                        dk += q->val[j] < lim;
-                    }
-                b.darkfrac = all > 0 ? (float)dk / (float)all : 0.f;
-                if (b.darkfrac < min_dark)
-                    continue;
-                q->blobs[nb++] = b;
-            }
+            if (m * g.px * g.px >= g.amin)
+                qw__split(q, &g, list, (int)m, lab, 0, list + m);
         }
-    return nb;
+    return g.nb;
 }
 
 /* ---- grid ---- */
@@ -576,23 +681,60 @@ static void qw__grid(vis_qwirkle *q, qw__blob *bl, int nb, double *angle, double
 
 /* ---- side faces ---- */
 
-/* Whether blob b, in the cell next to a cube at cell (au, av) on the
- * camera's side, is better explained as that cube's side face than as a
- * top face.  n = (nu, nv) is the unit step from the cube toward b's cell in
- * grid axes. */
-static bool qw__is_side(const vis_qwirkle *q, const vis_view *vw, const qw__blob *b, double ca,
-                        double sa, double pitch, double phu, double phv, int au, int av, int nu,
-                        int nv, double beyond_dark, bool beyond_known)
+/* The fraction of pixels darker than lim over two boxes given in table mm
+ * by a centre line from (x, y) along (nx, ny) for s0..s1 mm and, across
+ * it, t0..t1 mm to either side: the lower of the two sides' fractions (a
+ * cube's shadow may darken one), -1 when a box is too small or out of
+ * view. */
+static double qw__dark_box(const vis_qwirkle *q, const vis_view *vw, int w, int h, double x,
+                           double y, double nx, double ny, double s0, double s1, double t0,
+                           double t1, int lim)
+{
+    const double ppm = vw->px_per_mm, st = 1.0 / ppm;
+    double x0, y0, lo = 1;
+    if (s1 - s0 < 1.5)
+        return -1;
+    qw__origin(vw, &x0, &y0);
+    for (int side = -1; side <= 1; side += 2) {
+        int cnt = 0, dk = 0;
+        for (double s = s0; s <= s1; s += st)
+            for (double t = t0; t <= t1; t += st) {
+                double tx = x + s * nx - side * t * ny, ty = y + s * ny + side * t * nx;
+                int px = (int)floor((tx - x0) * ppm), py = (int)floor((ty - y0) * ppm);
+                if (px < 0 || py < 0 || px >= w || py >= h)
+                    continue;
+                cnt++;
+                dk += q->val[(size_t)py * w + px] < lim;
+            }
+        if (cnt < 2)
+            return -1;
+        lo = fmin(lo, (double)dk / cnt);
+    }
+    return lo;
+}
+
+/* Whether blob b, in the cell next to the cube whose symbol is blob a, on
+ * the camera's side of a, is better explained as a's side face than as a
+ * top face.  n = (nu, nv) is the unit step from a's cell toward b's in grid
+ * axes, (cx, cy) b's cell centre (table mm), lim the body's brightness
+ * limit and dw how far darkness tells body from table (0..1).  The cues:
+ * where b's centre falls (a side face projects toward the camera's foot
+ * across n too), how elongated b is along the camera's
+ * direction (all six symbols have isotropic second moments, so a top is
+ * round in that sense), whether b's cell is body beyond where a side face
+ * would end (a real top covers the whole cell), and whether there is body
+ * beyond b's cell (a real cube shows its own side there). */
+static bool qw__is_side(const vis_qwirkle *q, const vis_view *vw, int w, int h, const qw__blob *b,
+                        const qw__blob *a, double ca, double sa, double cx, double cy, int nu,
+                        int nv, int lim, double dw, double beyond_dark, bool beyond_known)
 {
     const double half = 0.4875 * q->cube_mm, hgt = 0.975 * q->cube_mm;
     const double *C = vw->cam_mm;
-    double acu = (au + 0.5) * pitch + phu, acv = (av + 0.5) * pitch + phv;
-    /* the face's centre and bottom edge centre, table coordinates */
-    double fu = acu + half * nu, fv = acv + half * nv;
-    double fx = fu * ca - fv * sa, fy = fu * sa + fv * ca;
-    double nx = nu * ca - nv * sa, ny = nu * sa + nv * ca;
-    double zt = q->cube_mm; /* the view's plane */
-    double s_mid, s_bot, s_top, L, e, cpos, dpos, side_pos, real_pos, var_n, var_p, r;
+    const double nx = nu * ca - nv * sa, ny = nu * sa + nv * ca;
+    /* the face's centre line on a's side toward b, table coordinates */
+    const double fx = a->x + half * nx, fy = a->y + half * ny;
+    const double zt = q->cube_mm; /* the view's plane */
+    double L, e, var_n, var_p, r, dpos, ds, dr, near, pt[3][2];
     double mx, my, cxx, cyy, cxy, score_side, score_real;
     if (!(C[2] > zt + 1))
         return false;
@@ -600,24 +742,17 @@ static bool qw__is_side(const vis_qwirkle *q, const vis_view *vw, const qw__blob
     if ((C[0] - fx) * nx + (C[1] - fy) * ny <= 0)
         return false;
     /* A face point at height z projects onto the plane zt at
-     * C + (P - C) (C_z - zt) / (C_z - z); along n: */
-    {
-        double pn = (fx - C[0]) * nx + (fy - C[1]) * ny; /* < 0 */
-        s_top = pn * (C[2] - zt) / (C[2] - hgt);
-        s_mid = pn * (C[2] - zt) / (C[2] - 0.5 * hgt);
-        s_bot = pn * (C[2] - zt) / (C[2] - 0);
+     * C + (P - C) (C_z - zt) / (C_z - z): the top edge, middle, bottom. */
+    for (int k = 0; k < 3; k++) {
+        double z = hgt * (1 - 0.5 * k), f = (C[2] - zt) / (C[2] - z);
+        pt[k][0] = C[0] + (fx - C[0]) * f;
+        pt[k][1] = C[1] + (fy - C[1]) * f;
     }
-    L = fabs(s_bot - s_top);
+    L = fabs((pt[2][0] - pt[0][0]) * nx + (pt[2][1] - pt[0][1]) * ny);
     e = L / (2 * half);
-    /* positions along n, measured from the camera's foot */
-    cpos = (b->x - C[0]) * nx + (b->y - C[1]) * ny;
-    side_pos = s_mid;
-    {
-        double bu = (au + nu + 0.5) * pitch + phu, bv = (av + nv + 0.5) * pitch + phv;
-        double bx = bu * ca - bv * sa, by = bu * sa + bv * ca;
-        real_pos = (bx - C[0]) * nx + (by - C[1]) * ny;
-    }
     dpos = 1.6; /* mm: placement jitter of two cubes */
+    ds = (b->x - pt[1][0]) * (b->x - pt[1][0]) + (b->y - pt[1][1]) * (b->y - pt[1][1]);
+    dr = (b->x - cx) * (b->x - cx) + (b->y - cy) * (b->y - cy);
     mx = b->sx / b->n;
     my = b->sy / b->n;
     cxx = b->sxx / b->n - mx * mx;
@@ -630,14 +765,21 @@ static bool qw__is_side(const vis_qwirkle *q, const vis_view *vw, const qw__blob
         double pv = 1.0 / (12 * vw->px_per_mm * vw->px_per_mm);
         r = sqrt((var_n + pv) / (var_p + pv));
     }
-    score_side = -(cpos - side_pos) * (cpos - side_pos) / (2 * dpos * dpos) -
-                 (log(r) - log(e)) * (log(r) - log(e)) / (2 * 0.15 * 0.15);
-    score_real = -(cpos - real_pos) * (cpos - real_pos) / (2 * dpos * dpos) -
-                 log(r) * log(r) / (2 * 0.15 * 0.15);
+    score_side = -ds / (2 * dpos * dpos) - (log(r) - log(e)) * (log(r) - log(e)) / (2 * 0.2 * 0.2);
+    score_real = -dr / (2 * dpos * dpos) - log(r) * log(r) / (2 * 0.2 * 0.2);
+    /* The cell's corners beyond the side face's far edge, clear of any
+     * symbol: a real top's body, the table when b is a side. */
+    near = lim <= 0 || dw <= 0
+               ? -1
+               : qw__dark_box(q, vw, w, h, pt[0][0], pt[0][1], nx, ny, L + 1.5, 2 * half - 1,
+                                   0.36 * q->cube_mm, 0.46 * q->cube_mm, lim);
+    if (near >= 0) {
+        score_real += 4 * dw * (near - 0.5);
+        score_side -= 4 * dw * (near - 0.5);
+    }
     if (beyond_known && L > 4) {
-        /* a real cube shows its own side, dark, beyond it */
-        score_real += 3 * (beyond_dark - 0.5);
-        score_side -= 3 * (beyond_dark - 0.5);
+        score_real += 3 * dw * (beyond_dark - 0.5);
+        score_side -= 3 * dw * (beyond_dark - 0.5);
     }
     return score_side > score_real;
 }
@@ -755,6 +897,44 @@ static void qw__shape(const vis_qwirkle *q, const qw__patch *p, int k, double an
 
 /* ---- the reading ---- */
 
+/* How the table and the cubes' bodies differ in brightness: the table's
+ * level is the median of a band along the view's edge (a roi view keeps
+ * two cubes of table around the board), the bodies' the 10th percentile
+ * of the play area.  *lim gets a threshold between the two and the
+ * return value how far they are apart (0: a black table, darkness says
+ * nothing about body; 1: clearly apart). */
+static double qw__body_contrast(const vis_qwirkle *q, const vis_view *vw, int w, int h, int *lim)
+{
+    const int band = (int)(0.9 * q->cube_mm * vw->px_per_mm);
+    int edge[256] = {0}, all[256] = {0};
+    long ne = 0, na = 0, acc;
+    int t = 0, b = 0;
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            size_t i = (size_t)y * w + x;
+            if (q->cls[i] == QW__OUT)
+                continue;
+            all[q->val[i]]++;
+            na++;
+            if (x < band || y < band || x >= w - band || y >= h - band) {
+                edge[q->val[i]]++;
+                ne++;
+            }
+        }
+    if (ne < 10 || na < 10) {
+        *lim = 0;
+        return 0;
+    }
+    for (acc = 0; t < 255 && acc + edge[t] < ne / 2; t++)
+        acc += edge[t];
+    for (acc = 0; b < 255 && acc + all[b] < na / 10; b++)
+        acc += all[b];
+    b = b < 4 ? 4 : b;
+    *lim = (int)sqrt((double)t * b);
+    return fmin(1.0, fmax(0.0, ((double)t / b - 1.5) / 1.5));
+}
+
+
 int vis_qwirkle_read(vis_qwirkle *q, const vis_image *top, const vis_view *vw, vis_reading *out,
                      base_err *err)
 {
@@ -762,7 +942,8 @@ int vis_qwirkle_read(vis_qwirkle *q, const vis_image *top, const vis_view *vw, v
     const double ppm = vw ? vw->px_per_mm : 0;
     const double cube = q ? q->cube_mm : 0;
     double angle = 0, pitch = cube, phu = 0, phv = 0, ca, sa, x0, y0;
-    int dark, nb, rc, sig = 1;
+    int dark, nb, rc, sig = 1, body_lim;
+    double body_w;
     long nplay;
     qw__blob *bl;
     qw__patch *patch = q ? q->patch : NULL;
@@ -779,6 +960,7 @@ int vis_qwirkle_read(vis_qwirkle *q, const vis_image *top, const vis_view *vw, v
         return base_err_set(err, BASE_ERANGE, "the view shows none of the play area");
     if ((rc = qw__templates(q)) != 0)
         return base_err_set(err, rc, "out of memory");
+    body_w = qw__body_contrast(q, vw, w, h, &body_lim);
     nb = qw__blobs(q, vw, w, h, &dark, 0.45f);
     bl = q->blobs;
     if (nb == 0) {
@@ -827,15 +1009,16 @@ int vis_qwirkle_read(vis_qwirkle *q, const vis_image *top, const vis_view *vw, v
             qw__blob *b = &bl[order[oi]];
             static const int dirs[4][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}};
             for (int d = 0; d < 4 && !b->fake; d++) {
-                int au = b->ku - dirs[d][0], av = b->kv - dirs[d][1];
-                bool behind = false, ahead = false;
+                int au = b->ku - dirs[d][0], av = b->kv - dirs[d][1], behind = -1;
+                bool ahead = false;
                 for (int j = 0; j < nb; j++) {
                     if (!bl[j].cand || bl[j].fake)
                         continue;
-                    behind |= bl[j].ku == au && bl[j].kv == av;
+                    if (bl[j].ku == au && bl[j].kv == av)
+                        behind = j;
                     ahead |= bl[j].ku == b->ku + dirs[d][0] && bl[j].kv == b->kv + dirs[d][1];
                 }
-                if (!behind)
+                if (behind < 0)
                     continue;
                 /* How dark the strip just beyond b's cell is (where b's own
                  * side would show if it were a cube). */
@@ -858,9 +1041,13 @@ int vis_qwirkle_read(vis_qwirkle *q, const vis_image *top, const vis_view *vw, v
                     if (!cnt)
                         ahead = true;
                 }
-                if (qw__is_side(q, vw, b, ca, sa, pitch, phu, phv, au, av, dirs[d][0],
-                                dirs[d][1], bd, !ahead))
-                    b->fake = true;
+                {
+                    double cu = (b->ku + 0.5) * pitch + phu, cv = (b->kv + 0.5) * pitch + phv;
+                    if (qw__is_side(q, vw, w, h, b, &bl[behind], ca, sa, cu * ca - cv * sa,
+                                    cu * sa + cv * ca, dirs[d][0], dirs[d][1], body_lim, body_w,
+                                    bd, !ahead))
+                        b->fake = true;
+                }
             }
         }
     }
