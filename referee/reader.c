@@ -6,6 +6,7 @@
 #include <string.h>
 
 #define REF__QW_CUBE_MM 20.0
+#define REF__CARD_Z_MM 0.35 /* a card's face above the table */
 #define REF__MARGIN_MM 10.0
 /* The coarse survey of the whole play area, px/mm: symbols stay a few
  * pixels wide, the view stays small. */
@@ -23,6 +24,8 @@ struct ref_reader {
     double ppm;
     vis_aruco *det;
     vis_qwirkle *qw;
+    vis_cards *cards;        /* the cards game's recogniser (else NULL) */
+    vis_cards_reading *cr;
     bool has_fit;
     cal_mat_fit fit;
     vis_reading *vr;
@@ -31,7 +34,12 @@ struct ref_reader {
     bool fixed_ppm;
 };
 
-bool ref_reader_supported(const char *game) { return game && strcmp(game, "qwirkle") == 0; }
+bool ref_reader_supported(const char *game)
+{
+    return game && (strcmp(game, "qwirkle") == 0 || strcmp(game, "cards") == 0);
+}
+
+static bool ref__is_cards(const ref_reader *r) { return r->cards != NULL; }
 
 int ref_reader_new(const ref_reader_config *cfg, ref_reader **out, base_err *err)
 {
@@ -53,11 +61,12 @@ int ref_reader_new(const ref_reader_config *cfg, ref_reader **out, base_err *err
     }
     if ((cfg->mat && (rc = cal_mat_parse(cfg->mat, &r->mat, err)) != 0) ||
         (rc = vis_aruco_new(VIS_ARUCO_4X4_50, &r->det, err)) != 0 ||
-        (rc = vis_qwirkle_new(REF__QW_CUBE_MM, NULL, &r->qw, err)) != 0) {
+        (rc = vis_qwirkle_new(REF__QW_CUBE_MM, NULL, &r->qw, err)) != 0 ||
+        (strcmp(cfg->game, "cards") == 0 && (rc = vis_cards_new(0, 0, &r->cards, err)) != 0)) {
         ref_reader_free(r);
         return rc;
     }
-    if (!(r->vr = malloc(sizeof *r->vr))) {
+    if (!(r->vr = malloc(sizeof *r->vr)) || (r->cards && !(r->cr = malloc(sizeof *r->cr)))) {
         ref_reader_free(r);
         return base_err_set(err, BASE_ENOMEM, "out of memory");
     }
@@ -71,7 +80,9 @@ void ref_reader_free(ref_reader *r)
         return;
     vis_aruco_free(r->det);
     vis_qwirkle_free(r->qw);
+    vis_cards_free(r->cards);
     free(r->vr);
+    free(r->cr);
     free(r);
 }
 
@@ -178,6 +189,12 @@ static int ref__prepare(ref_reader *r, const vis_image *frame, ref_reading *out,
     const vis_camera *lens = r->has_lens ? &r->lens : NULL;
     base_err local;
     double cx, cy, cam_ppm, ppm;
+    /* Per game: the plane of the pieces' faces, the survey's resolution,
+     * the least fine one, and the margin around the pieces. */
+    const double height = ref__is_cards(r) ? REF__CARD_Z_MM : REF__QW_CUBE_MM;
+    const double survey_ppm = ref__is_cards(r) ? 1.0 : REF__SURVEY_PPM;
+    const double min_ppm = ref__is_cards(r) ? 1.5 : 1.2;
+    const double grow = ref__is_cards(r) ? 20 : 2 * REF__QW_CUBE_MM;
     int rc;
 
     memset(out, 0, sizeof *out);
@@ -224,19 +241,21 @@ static int ref__prepare(ref_reader *r, const vis_image *frame, ref_reading *out,
     view.mat_h = r->mat.h;
     view.marker_mm = r->mat.s;
     ref__white(r, frame, view.gain);
-    if (cal_mat_camera(&r->fit, lens, view.cam_mm, NULL) == 0 && view.cam_mm[2] > 0)
-        view.has_cam = true;
+    if (!ref__is_cards(r) && cal_mat_camera(&r->fit, lens, view.cam_mm, NULL) == 0 &&
+        view.cam_mm[2] > 0)
+        view.has_cam = true; /* the cubes' side faces are told by it */
 
-    /* 1. A coarse look at the whole play area: where the cubes are, how
-     * dark they are, and hands. */
+    /* 1. A coarse look at the whole play area: where the pieces are (the
+     * cubes: how dark they are), and hands. */
     cam_ppm = cal_mat_px_per_mm(&r->fit, 0.5 * r->mat.w, 0.5 * r->mat.h);
-    view.px_per_mm = cam_ppm < REF__SURVEY_PPM ? cam_ppm : REF__SURVEY_PPM;
+    view.px_per_mm = cam_ppm < survey_ppm && !ref__is_cards(r) ? cam_ppm : survey_ppm;
     view.margin_mm = REF__MARGIN_MM;
     view.cam_px_per_mm = cam_ppm;
-    if ((rc = cal_rectify(frame, &r->fit, r->mat, lens, REF__QW_CUBE_MM, view.px_per_mm,
-                          REF__MARGIN_MM, &top, err)) != 0)
+    if ((rc = cal_rectify(frame, &r->fit, r->mat, lens, height, view.px_per_mm, REF__MARGIN_MM,
+                          &top, err)) != 0)
         return rc;
-    rc = vis_qwirkle_survey(r->qw, top, &view, &sv, err);
+    rc = ref__is_cards(r) ? vis_cards_survey(r->cards, top, &view, &sv, err)
+                          : vis_qwirkle_survey(r->qw, top, &view, &sv, err);
     vis_image_free(top);
     top = NULL;
     if (rc != 0)
@@ -244,26 +263,26 @@ static int ref__prepare(ref_reader *r, const vis_image *frame, ref_reading *out,
     out->hand = sv.hand;
     *top_out = NULL;
     if (sv.ncandidates == 0) {
-        out->pitch_mm = REF__QW_CUBE_MM;
+        out->pitch_mm = ref__is_cards(r) ? 63 : REF__QW_CUBE_MM;
         return 0;
     }
 
-    /* 2. The cubes' part of the table, as finely as the camera sees it
+    /* 2. The pieces' part of the table, as finely as the camera sees it
      * (finer would only interpolate). */
     cx = 0.5 * (sv.x0_mm + sv.x1_mm);
     cy = 0.5 * (sv.y0_mm + sv.y1_mm);
     cam_ppm = cal_mat_px_per_mm(&r->fit, cx, cy);
     ppm = r->fixed_ppm ? r->ppm : 1.5 * cam_ppm;
-    ppm = ppm < 1.2 ? 1.2 : ppm > 3.0 ? 3.0 : ppm;
+    ppm = ppm < min_ppm ? min_ppm : ppm > 3.0 ? 3.0 : ppm;
     view.roi = true;
-    view.x0_mm = sv.x0_mm - 2 * REF__QW_CUBE_MM;
-    view.y0_mm = sv.y0_mm - 2 * REF__QW_CUBE_MM;
+    view.x0_mm = sv.x0_mm - grow;
+    view.y0_mm = sv.y0_mm - grow;
     view.px_per_mm = ppm;
     view.cam_px_per_mm = cam_ppm;
     view.dark = sv.dark;
-    if ((rc = cal_rectify_roi(frame, &r->fit, lens, REF__QW_CUBE_MM, ppm, view.x0_mm, view.y0_mm,
-                              sv.x1_mm - sv.x0_mm + 4 * REF__QW_CUBE_MM,
-                              sv.y1_mm - sv.y0_mm + 4 * REF__QW_CUBE_MM, &top, err)) != 0)
+    if ((rc = cal_rectify_roi(frame, &r->fit, lens, height, ppm, view.x0_mm, view.y0_mm,
+                              sv.x1_mm - sv.x0_mm + 2 * grow, sv.y1_mm - sv.y0_mm + 2 * grow, &top,
+                              err)) != 0)
         return rc;
     *top_out = top;
     *view_out = view;
@@ -277,6 +296,33 @@ int ref_reader_read(ref_reader *r, const vis_image *frame, ref_reading *out, bas
     int rc;
     if ((rc = ref__prepare(r, frame, out, &top, &view, err)) != 0 || !top)
         return rc;
+    if (ref__is_cards(r)) {
+        rc = vis_cards_read(r->cards, top, &view, r->cr, err);
+        vis_image_free(top);
+        if (rc != 0)
+            return rc;
+        out->hand = out->hand || r->cr->hand;
+        out->grid_angle_deg = r->cr->grid_angle_deg;
+        out->pitch_mm = r->cr->pitch_x_mm;
+        for (int i = 0; i < r->cr->ncards && out->n < REF_MAX_READ; i++) {
+            const vis_card *vc = &r->cr->cards[i];
+            rules_piece *p = &out->pieces[out->n];
+            if (!vc->face_down && (vc->rank == 0 || vc->suit < 0))
+                continue; /* found but unreadable */
+            memset(p, 0, sizeof *p);
+            p->owner = -1;
+            p->x = (int16_t)vc->gx;
+            p->y = (int16_t)vc->gy;
+            p->a = (uint8_t)(vc->face_down ? 0 : vc->rank);
+            p->b = (uint8_t)(vc->face_down ? 0 : vc->suit);
+            p->c = vc->face_down;
+            out->conf[out->n] = vc->conf;
+            out->x_mm[out->n] = vc->x_mm;
+            out->y_mm[out->n] = vc->y_mm;
+            out->n++;
+        }
+        return 0;
+    }
     rc = vis_qwirkle_read(r->qw, top, &view, r->vr, err);
     vis_image_free(top);
     if (rc != 0)

@@ -27,6 +27,7 @@
 #include "rules.h"
 #include "calib.h"
 #include "qwirkle.h"
+#include "cards.h"
 #include "capture.h"
 
 /* ---- stillness ---- */

@@ -81,7 +81,7 @@ int ui_cmd_recognize(int argc, char **argv)
         return UI_EXIT_USAGE;
     }
     if (!ref_reader_supported(game))
-        return ui_fail(self, UI_EXIT_USAGE, "no recogniser for the game '%s' (only qwirkle)",
+        return ui_fail(self, UI_EXIT_USAGE, "no recogniser for the game '%s' (qwirkle and cards have one)",
                        game);
     if (mat && cal_mat_parse(mat, &m, &err) != 0)
         return ui_fail(self, UI_EXIT_USAGE, "--mat: %s", err.msg);

@@ -1,0 +1,407 @@
+/* tests/test_vision_cards.c: the playing-card recogniser on small
+ * synthetic top-down views drawn here (one card, a 2x2 block of touching
+ * cards, a face-down card, a duplicate, two deck designs, a rotated board,
+ * bad input) and on a simulated camera frame with a fixed seed. */
+#define _XOPEN_SOURCE 700
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "calib.h"
+#include "cards.h"
+#include "sim.h"
+
+#define PPM 3.0
+/* The simulated frame's seed.  Known failures (docs/vision-cards.md):
+ * 4242 (a wood-grain mat defeats the card mask), 4243 (no card found),
+ * 4244 (the grid off by a cell); 4245 reads right. */
+#ifndef SIM_SEED
+#define SIM_SEED 4245
+#endif
+#define X0 100.0
+#define Y0 100.0
+#define VIEW_MM 300.0
+
+typedef struct design {
+    vis_color paper, ink, back;
+    bool round_pips; /* round pips (a club-like blob) instead of diamonds */
+} design;
+
+static const design plain = {{240, 242, 244}, {30, 30, 200}, {0, 0, 0}, false};
+/* a four-colour deck's diamonds: blue ink on cream */
+static const design cream_blue = {{200, 228, 238}, {200, 70, 20}, {0, 0, 0}, false};
+
+static vis_point to_px(double x, double y)
+{
+    return (vis_point){(x - X0) * PPM - 0.5, (y - Y0) * PPM - 0.5};
+}
+
+static vis_view view_of(void)
+{
+    vis_view v;
+    memset(&v, 0, sizeof v);
+    v.px_per_mm = PPM;
+    v.mat_w = v.mat_h = 500;
+    v.marker_mm = 40;
+    v.gain[0] = v.gain[1] = v.gain[2] = 1;
+    v.roi = true;
+    v.x0_mm = X0;
+    v.y0_mm = Y0;
+    return v;
+}
+
+static vis_image *new_view(void)
+{
+    vis_image *img = NULL;
+    assert_int_equal(vis_image_new((int)(VIEW_MM * PPM), (int)(VIEW_MM * PPM), 3, &img, NULL), 0);
+    vis_image_fill(img, vis_rgb(50, 110, 60), NULL); /* green felt */
+    return img;
+}
+
+/* Card-frame point (a, b) mm from the centre, short side along ang. */
+static vis_point card_pt(double cx, double cy, double ang, double a, double b)
+{
+    return to_px(cx + a * cos(ang) - b * sin(ang), cy + a * sin(ang) + b * cos(ang));
+}
+
+static void pip(vis_image *img, const design *d, double cx, double cy, double ang, double a, double b,
+                double r)
+{
+    if (d->round_pips) {
+        vis_draw_circle(img, card_pt(cx, cy, ang, a, b), r * PPM, d->ink, VIS_FILLED, VIS_DRAW_AA,
+                        NULL);
+        return;
+    }
+    vis_point q[4] = {card_pt(cx, cy, ang, a, b - r), card_pt(cx, cy, ang, a + 0.75 * r, b),
+                      card_pt(cx, cy, ang, a, b + r), card_pt(cx, cy, ang, a - 0.75 * r, b)};
+    vis_draw_polygon(img, q, 4, d->ink, VIS_FILLED, 1, VIS_DRAW_AA, NULL);
+}
+
+/* A 62 x 87 mm card of rank 1..10 (pips in the usual layout, a small
+ * index in two corners), or face down when rank is 0. */
+static void draw_card(vis_image *img, const design *d, double cx, double cy, double ang, int rank,
+                      vis_color back)
+{
+    static const double lay[11][10][2] = {
+        {{0}}, {{0, 0}}, {{0, -1}, {0, 1}}, {{0, -1}, {0, 0}, {0, 1}},
+        {{-1, -1}, {1, -1}, {-1, 1}, {1, 1}},
+        {{-1, -1}, {1, -1}, {0, 0}, {-1, 1}, {1, 1}},
+        {{-1, -1}, {1, -1}, {-1, 0}, {1, 0}, {-1, 1}, {1, 1}},
+        {{-1, -1}, {1, -1}, {0, -0.5}, {-1, 0}, {1, 0}, {-1, 1}, {1, 1}},
+        {{-1, -1}, {1, -1}, {0, -0.5}, {-1, 0}, {1, 0}, {0, 0.5}, {-1, 1}, {1, 1}},
+        {{-1, -1}, {1, -1}, {-1, -0.33}, {1, -0.33}, {0, 0}, {-1, 0.33}, {1, 0.33}, {-1, 1}, {1, 1}},
+        {{-1, -1}, {1, -1}, {0, -0.67}, {-1, -0.33}, {1, -0.33}, {-1, 0.33}, {1, 0.33}, {0, 0.67},
+         {-1, 1}, {1, 1}},
+    };
+    vis_point q[4] = {card_pt(cx, cy, ang, -31, -43.5), card_pt(cx, cy, ang, 31, -43.5),
+                      card_pt(cx, cy, ang, 31, 43.5), card_pt(cx, cy, ang, -31, 43.5)};
+    vis_draw_polygon(img, q, 4, rank ? d->paper : back, VIS_FILLED, 1, VIS_DRAW_AA, NULL);
+    if (!rank)
+        return;
+    for (int i = 0; i < rank; i++)
+        pip(img, d, cx, cy, ang, lay[rank][i][0] * 12, lay[rank][i][1] * 25, rank == 1 ? 9 : 4.5);
+    /* index: a bar glyph and a small suit symbol in two corners */
+    for (int s = -1; s <= 1; s += 2) {
+        vis_point g[4] = {card_pt(cx, cy, ang, s * -26.5, s * -39), card_pt(cx, cy, ang, s * -25, s * -39),
+                          card_pt(cx, cy, ang, s * -25, s * -33), card_pt(cx, cy, ang, s * -26.5, s * -33)};
+        vis_draw_polygon(img, g, 4, d->ink, VIS_FILLED, 1, VIS_DRAW_AA, NULL);
+        pip(img, d, cx, cy, ang, s * -25.5, s * -28, 2.5);
+    }
+}
+
+static vis_cards_reading *read_view(vis_image *img)
+{
+    vis_image *soft = NULL;
+    vis_cards *c = NULL;
+    vis_view v = view_of();
+    vis_cards_reading *r = malloc(sizeof *r);
+    base_err e;
+    assert_non_null(r);
+    /* a camera's blur */
+    assert_int_equal(vis_gaussian_blur(img, 0, 1.2, &soft, NULL), 0);
+    assert_int_equal(vis_cards_new(0, 0, &c, &e), 0);
+    assert_int_equal(vis_cards_read(c, soft, &v, r, &e), 0);
+    vis_cards_free(c);
+    vis_image_free(soft);
+    return r;
+}
+
+static const vis_card *card_near(const vis_cards_reading *r, double x, double y, double tol)
+{
+    for (int i = 0; i < r->ncards; i++)
+        if (hypot(r->cards[i].x_mm - x, r->cards[i].y_mm - y) < tol)
+            return &r->cards[i];
+    return NULL;
+}
+
+static void test_empty(void **state)
+{
+    (void)state;
+    vis_image *img = new_view();
+    vis_cards_reading *r = read_view(img);
+    assert_int_equal(r->ncards, 0);
+    free(r);
+    vis_image_free(img);
+}
+
+static void test_one_card(void **state)
+{
+    (void)state;
+    vis_image *img = new_view();
+    draw_card(img, &plain, 250, 240, 0, 5, vis_rgb(0, 0, 0));
+    vis_cards_reading *r = read_view(img);
+    assert_int_equal(r->ncards, 1);
+    const vis_card *k = card_near(r, 250, 240, 3);
+    assert_non_null(k);
+    assert_false(k->face_down);
+    assert_int_equal(k->rank, 5);
+    assert_int_equal(k->suit, 2); /* red diamonds */
+    assert_false(k->duplicate);
+    assert_true(k->conf > 0.3f);
+    free(r);
+    vis_image_free(img);
+}
+
+static void test_block_of_four(void **state)
+{
+    (void)state;
+    vis_image *img = new_view();
+    /* touching: 63 x 88 pitch, 62 x 87 cards, so the gaps are 1 mm and
+     * blur shut */
+    int ranks[4] = {2, 3, 7, 9};
+    for (int j = 0; j < 2; j++)
+        for (int i = 0; i < 2; i++)
+            draw_card(img, &plain, 200 + 63 * i, 200 + 88 * j, 0, ranks[2 * j + i], vis_rgb(0, 0, 0));
+    vis_cards_reading *r = read_view(img);
+    assert_int_equal(r->ncards, 4);
+    for (int j = 0; j < 2; j++)
+        for (int i = 0; i < 2; i++) {
+            const vis_card *k = card_near(r, 200 + 63 * i, 200 + 88 * j, 4);
+            assert_non_null(k);
+            assert_int_equal(k->rank, ranks[2 * j + i]);
+            /* neighbours on the grid */
+            const vis_card *k0 = card_near(r, 200, 200, 4);
+            assert_int_equal(k->gx - k0->gx, i);
+            assert_int_equal(k->gy - k0->gy, j);
+        }
+    assert_true(fabs(remainder(r->grid_angle_deg, 180)) < 1.0);
+    assert_true(fabs(r->pitch_x_mm - 63) < 1e-9 && fabs(r->pitch_y_mm - 88) < 1e-9);
+    free(r);
+    vis_image_free(img);
+}
+
+static void test_face_down(void **state)
+{
+    (void)state;
+    vis_image *img = new_view();
+    draw_card(img, &plain, 200, 220, 0, 4, vis_rgb(0, 0, 0));
+    draw_card(img, &plain, 263, 220, 0, 0, vis_rgb(150, 20, 30)); /* a red back */
+    vis_cards_reading *r = read_view(img);
+    assert_int_equal(r->ncards, 2);
+    const vis_card *up = card_near(r, 200, 220, 4), *down = card_near(r, 263, 220, 4);
+    assert_non_null(up);
+    assert_non_null(down);
+    assert_false(up->face_down);
+    assert_int_equal(up->rank, 4);
+    assert_true(down->face_down);
+    assert_int_equal(down->rank, 0);
+    assert_int_equal(down->suit, -1);
+    free(r);
+    vis_image_free(img);
+}
+
+static void test_duplicate(void **state)
+{
+    (void)state;
+    vis_image *img = new_view();
+    draw_card(img, &plain, 200, 220, 0, 3, vis_rgb(0, 0, 0));
+    draw_card(img, &plain, 263, 220, 0, 6, vis_rgb(0, 0, 0));
+    draw_card(img, &plain, 263, 308, 0, 3, vis_rgb(0, 0, 0));
+    vis_cards_reading *r = read_view(img);
+    assert_int_equal(r->ncards, 3);
+    const vis_card *a = card_near(r, 200, 220, 4), *b = card_near(r, 263, 220, 4),
+                   *c = card_near(r, 263, 308, 4);
+    assert_non_null(a);
+    assert_non_null(b);
+    assert_non_null(c);
+    assert_int_equal(a->rank, 3);
+    assert_int_equal(c->rank, 3);
+    assert_true(a->duplicate);
+    assert_true(c->duplicate);
+    assert_false(b->duplicate);
+    assert_int_equal(r->nduplicates, 2);
+    free(r);
+    vis_image_free(img);
+}
+
+static void test_two_designs(void **state)
+{
+    (void)state;
+    vis_image *img = new_view();
+    /* red diamonds on white; blue (four-colour) diamonds on cream; black
+     * round pips */
+    design black = plain;
+    black.ink = vis_rgb(20, 20, 20);
+    black.round_pips = true;
+    draw_card(img, &plain, 180, 220, 0, 8, vis_rgb(0, 0, 0));
+    draw_card(img, &cream_blue, 243, 220, 0, 6, vis_rgb(0, 0, 0));
+    draw_card(img, &black, 306, 220, 0, 10, vis_rgb(0, 0, 0));
+    vis_cards_reading *r = read_view(img);
+    assert_int_equal(r->ncards, 3);
+    const vis_card *a = card_near(r, 180, 220, 4), *b = card_near(r, 243, 220, 4),
+                   *c = card_near(r, 306, 220, 4);
+    assert_non_null(a);
+    assert_non_null(b);
+    assert_non_null(c);
+    assert_int_equal(a->rank, 8);
+    assert_int_equal(a->suit, 2);
+    assert_int_equal(b->rank, 6);
+    assert_int_equal(b->suit, 2); /* blue ink: diamonds of a four-colour deck */
+    assert_int_equal(c->rank, 10);
+    assert_true(c->suit == 0 || c->suit == 3); /* black: spades or clubs */
+    free(r);
+    vis_image_free(img);
+}
+
+static void test_rotated_board(void **state)
+{
+    (void)state;
+    vis_image *img = new_view();
+    double ang = 20 * M_PI / 180, ca = cos(ang), sa = sin(ang);
+    int ranks[3] = {2, 5, 4};
+    double cx[3], cy[3];
+    for (int i = 0; i < 3; i++) {
+        /* an L: (0,0) (1,0) (0,1) on the turned grid */
+        double u = i == 1 ? 63 : 0, v = i == 2 ? 88 : 0;
+        cx[i] = 220 + u * ca - v * sa;
+        cy[i] = 200 + u * sa + v * ca;
+        draw_card(img, &plain, cx[i], cy[i], ang, ranks[i], vis_rgb(0, 0, 0));
+    }
+    vis_cards_reading *r = read_view(img);
+    assert_int_equal(r->ncards, 3);
+    /* the grid's axes: the short side at 20 degrees (either way along it) */
+    assert_true(fabs(remainder(r->grid_angle_deg - 20, 180)) < 1.5);
+    for (int i = 0; i < 3; i++) {
+        const vis_card *k = card_near(r, cx[i], cy[i], 4);
+        assert_non_null(k);
+        assert_int_equal(k->rank, ranks[i]);
+    }
+    free(r);
+    vis_image_free(img);
+}
+
+static void test_bad_input(void **state)
+{
+    (void)state;
+    vis_cards *c = NULL;
+    vis_image *grey = NULL;
+    vis_view v = view_of();
+    vis_cards_reading *r = malloc(sizeof *r);
+    base_err e;
+    assert_int_equal(vis_cards_new(10, 300, &c, &e), BASE_EINVAL);
+    assert_non_null(strstr(e.msg, "card size"));
+    assert_int_equal(vis_cards_new(0, 0, &c, &e), 0);
+    assert_int_equal(vis_image_new(100, 100, 1, &grey, NULL), 0);
+    assert_int_equal(vis_cards_read(c, grey, &v, r, &e), BASE_EINVAL);
+    assert_non_null(strstr(e.msg, "colour view"));
+    vis_image_free(grey);
+    vis_image *img = new_view();
+    v.px_per_mm = 0;
+    assert_int_equal(vis_cards_read(c, img, &v, r, &e), BASE_EINVAL);
+    assert_non_null(strstr(e.msg, "px_per_mm"));
+    vis_image_free(img);
+    vis_cards_free(c);
+    vis_cards_free(NULL);
+    free(r);
+}
+
+/* A simulated frame (fixed seed, clean look): the cards are found where
+ * the truth puts them, on a grid turned as the truth's board.  A regression
+ * check of the whole path on one frame that reads right today, not a
+ * measure of accuracy: bench_recognize_cards measures that. */
+static void test_sim_frame(void **state)
+{
+    (void)state;
+    sim_options o;
+    sim_stream *s = NULL;
+    vis_image *img = NULL, *top = NULL;
+    char *tj = NULL;
+    base_err e;
+    sim_options_default(&o);
+    o.width = 1280;
+    o.height = 960;
+    o.clean = true;
+    o.max_moves = 2;
+    assert_int_equal(sim_stream_new("cards", SIM_SEED, &o, &s, &e), 0);
+    cJSON *t = NULL;
+    /* the last stable frame */
+    while (sim_stream_next(s, &img, &tj, &e) == 0) {
+        cJSON *tt = cJSON_Parse(tj);
+        free(tj);
+        if (cJSON_IsTrue(cJSON_GetObjectItem(tt, "stable"))) {
+            cJSON_Delete(t);
+            t = tt;
+            vis_image_free(top);
+            top = img; /* keep the frame */
+        } else {
+            cJSON_Delete(tt);
+            vis_image_free(img);
+        }
+    }
+    sim_stream_free(s);
+    assert_non_null(t);
+    img = top;
+    vis_aruco *det = NULL;
+    cal_mat m = cal_mat_default();
+    cal_mat_fit fit;
+    assert_int_equal(vis_aruco_new(VIS_ARUCO_4X4_50, &det, &e), 0);
+    assert_int_equal(cal_mat_locate(det, img, m, NULL, &fit, &e), 0);
+    vis_view v;
+    memset(&v, 0, sizeof v);
+    v.px_per_mm = 2.0;
+    v.margin_mm = 10;
+    v.mat_w = m.w;
+    v.mat_h = m.h;
+    v.marker_mm = m.s;
+    v.gain[0] = v.gain[1] = v.gain[2] = 1;
+    vis_image *view = NULL;
+    assert_int_equal(cal_rectify(img, &fit, m, NULL, 0.35, v.px_per_mm, v.margin_mm, &view, &e), 0);
+    vis_cards *c = NULL;
+    vis_cards_reading *r = malloc(sizeof *r);
+    assert_int_equal(vis_cards_new(0, 0, &c, &e), 0);
+    assert_int_equal(vis_cards_read(c, view, &v, r, &e), 0);
+    /* every card found; the start card (0, 0) at the board's origin */
+    const cJSON *ps = cJSON_GetObjectItem(cJSON_GetObjectItem(t, "position"), "pieces");
+    const cJSON *org = cJSON_GetObjectItem(cJSON_GetObjectItem(t, "board"), "origin_mm");
+    assert_int_equal(r->ncards, cJSON_GetArraySize(ps));
+    assert_non_null(card_near(r, cJSON_GetArrayItem(org, 0)->valuedouble,
+                              cJSON_GetArrayItem(org, 1)->valuedouble, 6));
+    double rot = cJSON_GetObjectItem(cJSON_GetObjectItem(t, "board"), "rotation_deg")->valuedouble;
+    assert_true(fabs(remainder(r->grid_angle_deg - rot, 180)) < 3);
+    free(r);
+    vis_cards_free(c);
+    vis_aruco_free(det);
+    vis_image_free(view);
+    vis_image_free(img);
+    cJSON_Delete(t);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_empty),         cmocka_unit_test(test_one_card),
+        cmocka_unit_test(test_block_of_four), cmocka_unit_test(test_face_down),
+        cmocka_unit_test(test_duplicate),     cmocka_unit_test(test_two_designs),
+        cmocka_unit_test(test_rotated_board), cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_sim_frame),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

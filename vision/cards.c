@@ -1,0 +1,1396 @@
+/* vision/cards.c: the playing-card recogniser (see cards.h).
+ *
+ * 1. Where the cards are.  On a copy of the view shrunk to about a pixel a
+ *    millimetre, the mat's colour is the mode of a colour histogram (the
+ *    mat is uniform, the cards are not), taken per block so that
+ *    vignetting and uneven light do not matter; a pixel unlike its block's
+ *    mat colour is "card".  Pips and indices are unlike the mat too, so
+ *    the mask is the cards' silhouettes.
+ * 2. The grid.  Its rotation is the peak of the histogram of the mask's
+ *    edge directions modulo 90 degrees (card outlines are straight and lie
+ *    on the grid); its phase along each axis the best offset of a comb of
+ *    the pitch over the profile of edges projected on that axis.  Touching
+ *    cards merge in the mask, but their outer edges still fall on the
+ *    comb.  Which axis holds the short side is whichever assignment makes
+ *    the sharper combs.  A cell is a card when the mask fills its inside.
+ * 3. Each card is cut from the full-resolution view into an upright patch
+ *    and read there: paper colour (the bright end of its histogram), ink
+ *    (what is much darker or more coloured than paper), ink blobs.  Blobs
+ *    in the two corner index zones are the index (rank glyph above the
+ *    suit symbol), the others are pips or the court picture.
+ *    - Face down: no paper-like face, or no ink at all.
+ *    - Court: the centre is mostly not paper (a picture); J Q K then come
+ *      from the index letter.
+ *    - Otherwise the pips are counted (a blob twice the median pip area is
+ *      two pips that ran together); one pip is an ace.
+ *    - Suit: colour (red / black; blue and green in four-colour decks) from
+ *      the pips' and index symbols' ink, shape from their width profile
+ *      (a heart is wide at the top, a diamond pointed at both ends; a club
+ *      has three round lobes, a spade a point on top), each symbol turned
+ *      upright first (pips in the lower half of a card are printed upside
+ *      down).  Every symbol votes.
+ *    The index letter is compared with coarse stroke layouts of A J Q K
+ *    (generic letter skeletons written below, not pictures of any deck).
+ * 4. Cards read the same are flagged as duplicates. */
+#include "cards.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CD__PI 3.14159265358979323846
+#define CD__SPPM 1.0   /* the detection view, px/mm */
+#define CD__PPM 3.0    /* card patches, px/mm */
+#define CD__MAXBLOB 512
+#define CD__BLOCK 40.0 /* mm: blocks for the mat colour */
+/* suits in rules/' order (vision does not depend on rules/) */
+enum { CD__S, CD__H, CD__D, CD__C };
+
+struct vis_cards {
+    double cw, ch;
+    bool have_angle;
+    double last_angle;
+};
+
+typedef struct cd__blob {
+    int n;
+    int x0, y0, x1, y1;
+    double sx, sy;
+    double sb, sg, sr;
+    int first; /* first pixel in the pixel list (the labelling order) */
+} cd__blob;
+
+/* A card cut out upright. */
+typedef struct cd__patch {
+    vis_image *img;
+    int w, h;
+    unsigned char *ink; /* 0 paper, 1 ink, 2 other non-paper */
+    int *lab;
+    int *pix;
+    cd__blob blobs[CD__MAXBLOB];
+    int nblobs;
+    double paper[3];
+} cd__patch;
+
+int vis_cards_new(double card_w_mm, double card_h_mm, vis_cards **out, base_err *err)
+{
+    vis_cards *c;
+    if (!out)
+        return base_err_set(err, BASE_EINVAL, "vis_cards_new: out is NULL");
+    *out = NULL;
+    if (card_w_mm == 0 && card_h_mm == 0) {
+        card_w_mm = 63;
+        card_h_mm = 88;
+    }
+    if (!(card_w_mm >= 20 && card_w_mm <= 200 && card_h_mm >= 20 && card_h_mm <= 200))
+        return base_err_set(err, BASE_EINVAL,
+                            "vis_cards_new: card size %.1f x %.1f mm is outside 20..200 mm",
+                            card_w_mm, card_h_mm);
+    if (!(c = calloc(1, sizeof *c)))
+        return base_err_set(err, BASE_ENOMEM, "vis_cards_new: out of memory");
+    c->cw = card_w_mm < card_h_mm ? card_w_mm : card_h_mm;
+    c->ch = card_w_mm < card_h_mm ? card_h_mm : card_w_mm;
+    *out = c;
+    return 0;
+}
+
+void vis_cards_free(vis_cards *c) { free(c); }
+
+/* ---- the view ---- */
+
+static int cd__check(const vis_image *top, const vis_view *vw, const char *fn, base_err *err)
+{
+    if (!top || !vw || !top->data || top->channels != 3 || top->width < 8 || top->height < 8)
+        return base_err_set(err, BASE_EINVAL, "%s: expected a colour view of at least 8x8 pixels",
+                            fn);
+    if (!(vw->px_per_mm > 0.2 && vw->px_per_mm < 50))
+        return base_err_set(err, BASE_EINVAL, "%s: view px_per_mm %.3f is outside 0.2..50", fn,
+                            vw->px_per_mm);
+    if (!(vw->mat_w > 0 && vw->mat_h > 0))
+        return base_err_set(err, BASE_EINVAL, "%s: view mat size %.1f x %.1f mm is not positive",
+                            fn, vw->mat_w, vw->mat_h);
+    return 0;
+}
+
+/* Table mm of the top-left corner of view pixel (0, 0). */
+static void cd__origin(const vis_view *vw, double *x0, double *y0)
+{
+    if (vw->roi) {
+        *x0 = vw->x0_mm;
+        *y0 = vw->y0_mm;
+    } else {
+        *x0 = -vw->margin_mm;
+        *y0 = -vw->margin_mm;
+    }
+}
+
+/* Inside the play area and off the corner markers (and their white
+ * margins, which look like card stock). */
+static bool cd__on_mat(const vis_view *vw, double x, double y)
+{
+    double m = vw->marker_mm > 0 ? vw->marker_mm : 0;
+    if (x < -4 || y < -4 || x > vw->mat_w + 4 || y > vw->mat_h + 4)
+        return false;
+    for (int k = 0; k < 4; k++) {
+        double cx = (k == 1 || k == 2) ? vw->mat_w : 0, cy = k >= 2 ? vw->mat_h : 0;
+        if (fabs(x - cx) < m && fabs(y - cy) < m)
+            return false;
+    }
+    return true;
+}
+
+static float cd__gain(const vis_view *vw, int ch)
+{
+    float g = vw->gain[ch];
+    return g > 0.2f && g < 5.f ? g : 1.f;
+}
+
+/* The detection view: the view shrunk to CD__SPPM, white-balanced, with
+ * a mask of pixels on the mat. */
+typedef struct cd__det {
+    int w, h;
+    double ppm, x0, y0;   /* px/mm, table mm of pixel (0,0)'s corner */
+    unsigned char *rgb;   /* w*h*3, B G R */
+    unsigned char *onmat;
+    unsigned char *mask;  /* 1: unlike the mat */
+    int nmask;
+} cd__det;
+
+static void cd__det_free(cd__det *d)
+{
+    free(d->rgb);
+    free(d->onmat);
+    free(d->mask);
+}
+
+static int cd__det_make(const vis_image *top, const vis_view *vw, cd__det *d, base_err *err)
+{
+    vis_image *small = NULL;
+    double f = CD__SPPM / vw->px_per_mm;
+    int rc;
+    memset(d, 0, sizeof *d);
+    if (f > 1)
+        f = 1;
+    d->w = (int)(top->width * f + 0.5);
+    d->h = (int)(top->height * f + 0.5);
+    if (d->w < 4 || d->h < 4)
+        return base_err_set(err, BASE_EINVAL, "vis_cards: view of %dx%d pixels is too small",
+                            top->width, top->height);
+    d->ppm = vw->px_per_mm * d->w / top->width;
+    cd__origin(vw, &d->x0, &d->y0);
+    if ((rc = vis_resize(top, d->w, d->h, VIS_INTER_AREA, &small, err)) != 0)
+        return rc;
+    d->rgb = malloc((size_t)d->w * d->h * 3);
+    d->onmat = malloc((size_t)d->w * d->h);
+    d->mask = calloc((size_t)d->w * d->h, 1);
+    if (!d->rgb || !d->onmat || !d->mask) {
+        vis_image_free(small);
+        cd__det_free(d);
+        return base_err_set(err, BASE_ENOMEM, "vis_cards: out of memory");
+    }
+    float g[3] = {cd__gain(vw, 0), cd__gain(vw, 1), cd__gain(vw, 2)};
+    for (int y = 0; y < d->h; y++) {
+        const unsigned char *s = small->data + (size_t)y * small->stride;
+        unsigned char *o = d->rgb + (size_t)y * d->w * 3;
+        for (int x = 0; x < d->w * 3; x++) {
+            float v = s[x] * g[x % 3];
+            o[x] = (unsigned char)(v > 255 ? 255 : v);
+        }
+        for (int x = 0; x < d->w; x++)
+            d->onmat[y * d->w + x] =
+                cd__on_mat(vw, d->x0 + (x + 0.5) / d->ppm, d->y0 + (y + 0.5) / d->ppm);
+    }
+    vis_image_free(small);
+    return 0;
+}
+
+/* The mode of a 16-level-per-channel histogram of the pixels of rect
+ * (x0..x1, y0..y1) on the mat, refined to the mean of the pixels near it;
+ * false when too few pixels. */
+static bool cd__mode(const cd__det *d, int x0, int y0, int x1, int y1, const double *near,
+                     double out[3], int *count)
+{
+    static const int L = 16;
+    int *hist = calloc((size_t)L * L * L, sizeof *hist), best = -1, n = 0;
+    double s[3] = {0, 0, 0};
+    int m = 0;
+    if (!hist)
+        return false;
+    for (int y = y0; y < y1; y++)
+        for (int x = x0; x < x1; x++) {
+            const unsigned char *p = d->rgb + ((size_t)y * d->w + x) * 3;
+            if (!d->onmat[y * d->w + x])
+                continue;
+            if (near && fabs(p[0] - near[0]) + fabs(p[1] - near[1]) + fabs(p[2] - near[2]) > 90)
+                continue;
+            hist[(p[0] >> 4) * L * L + (p[1] >> 4) * L + (p[2] >> 4)]++;
+            n++;
+        }
+    for (int i = 0; i < L * L * L; i++)
+        if (best < 0 || hist[i] > hist[best])
+            best = i;
+    free(hist);
+    if (n < 20 || best < 0)
+        return false;
+    double c[3] = {(best / (L * L)) * 16 + 8, ((best / L) % L) * 16 + 8, (best % L) * 16 + 8};
+    for (int y = y0; y < y1; y++)
+        for (int x = x0; x < x1; x++) {
+            const unsigned char *p = d->rgb + ((size_t)y * d->w + x) * 3;
+            if (d->onmat[y * d->w + x] &&
+                fabs(p[0] - c[0]) + fabs(p[1] - c[1]) + fabs(p[2] - c[2]) < 36) {
+                s[0] += p[0];
+                s[1] += p[1];
+                s[2] += p[2];
+                m++;
+            }
+        }
+    if (m < 10)
+        return false;
+    for (int k = 0; k < 3; k++)
+        out[k] = s[k] / m;
+    if (count)
+        *count = m;
+    return true;
+}
+
+/* Solves the n x n system m x = r (n <= 6) by Gaussian elimination. */
+static bool cd__solve(double m[6][7], int n, double *x)
+{
+    for (int i = 0; i < n; i++) {
+        int piv = i;
+        for (int j = i + 1; j < n; j++)
+            if (fabs(m[j][i]) > fabs(m[piv][i]))
+                piv = j;
+        if (fabs(m[piv][i]) < 1e-12)
+            return false;
+        for (int k = 0; k <= n; k++) {
+            double t = m[i][k];
+            m[i][k] = m[piv][k];
+            m[piv][k] = t;
+        }
+        for (int j = 0; j < n; j++)
+            if (j != i) {
+                double f = m[j][i] / m[i][i];
+                for (int k = i; k <= n; k++)
+                    m[j][k] -= f * m[i][k];
+            }
+    }
+    for (int i = 0; i < n; i++)
+        x[i] = m[i][n] / m[i][i];
+    return true;
+}
+
+/* The mask of pixels unlike the mat.  The mat's colour is the mode of the
+ * view; its brightness a quadratic surface fitted to the pixels near the
+ * mode (light falls off toward the edges), so that white card stock on a
+ * pale mat, only a little brighter, still stands out. */
+static void cd__mask(cd__det *d)
+{
+    double glob[3];
+    int w = d->w, h = d->h;
+    if (!cd__mode(d, 0, 0, w, h, NULL, glob, NULL))
+        return;
+    double c0 = glob[0] + glob[1] + glob[2], coef[6] = {c0, 0, 0, 0, 0, 0}, band = 60;
+    double sx = 1.0 / w, sy = 1.0 / h, mad = 8;
+    for (int it = 0; it < 3; it++) {
+        double m[6][7] = {{0}};
+        double dev[64] = {0};
+        int nd = 0, cnt = 0;
+        for (int y = 0; y < h; y += 2)
+            for (int x = 0; x < w; x += 2) {
+                if (!d->onmat[y * w + x])
+                    continue;
+                const unsigned char *p = d->rgb + ((size_t)y * w + x) * 3;
+                double X = x * sx - 0.5, Y = y * sy - 0.5;
+                double f[6] = {1, X, Y, X * X, X * Y, Y * Y};
+                double model = 0, br = p[0] + p[1] + p[2];
+                for (int k = 0; k < 6; k++)
+                    model += coef[k] * f[k];
+                /* the mat's hue too: a card of the mat's brightness but
+                 * another colour is not mat */
+                double chroma = fabs((p[0] - p[2]) - (glob[0] - glob[2])) +
+                                fabs((p[1] - p[2]) - (glob[1] - glob[2]));
+                if (fabs(br - model) > band || chroma > 40)
+                    continue;
+                for (int i = 0; i < 6; i++) {
+                    for (int j = 0; j < 6; j++)
+                        m[i][j] += f[i] * f[j];
+                    m[i][6] += f[i] * br;
+                }
+                if (cnt++ % 7 == 0 && nd < 64)
+                    dev[nd++] = fabs(br - model);
+            }
+        if (cnt < 50 || !cd__solve(m, 6, coef))
+            break;
+        /* median absolute deviation, from a sample */
+        for (int i = 1; i < nd; i++)
+            for (int j = i; j > 0 && dev[j - 1] > dev[j]; j--) {
+                double t = dev[j];
+                dev[j] = dev[j - 1];
+                dev[j - 1] = t;
+            }
+        mad = nd ? fmax(2, dev[nd / 2]) : 8;
+        band = fmax(10, 4 * mad);
+    }
+    double tb = fmax(12, 4.5 * mad);
+    d->nmask = 0;
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            const unsigned char *p = d->rgb + ((size_t)y * w + x) * 3;
+            double X = x * sx - 0.5, Y = y * sy - 0.5;
+            double f[6] = {1, X, Y, X * X, X * Y, Y * Y}, model = 0;
+            for (int k = 0; k < 6; k++)
+                model += coef[k] * f[k];
+            double br = p[0] + p[1] + p[2], s = model / (c0 > 1 ? c0 : 1);
+            double dist = fabs(p[0] - glob[0] * s) + fabs(p[1] - glob[1] * s) + fabs(p[2] - glob[2] * s);
+            bool m = d->onmat[y * w + x] && (dist > 60 || br - model > tb);
+            d->mask[y * w + x] = m;
+            d->nmask += m;
+        }
+}
+
+/* Opening (3x3) of the mask: noise and thin lines go. */
+static void cd__open(cd__det *d)
+{
+    unsigned char *t = malloc((size_t)d->w * d->h);
+    if (!t)
+        return;
+    for (int pass = 0; pass < 2; pass++) {
+        memcpy(t, d->mask, (size_t)d->w * d->h);
+        for (int y = 0; y < d->h; y++)
+            for (int x = 0; x < d->w; x++) {
+                int all = 1, any = 0;
+                for (int dy = -1; dy <= 1; dy++)
+                    for (int dx = -1; dx <= 1; dx++) {
+                        int xx = x + dx, yy = y + dy;
+                        int v = xx >= 0 && yy >= 0 && xx < d->w && yy < d->h ? t[yy * d->w + xx] : 0;
+                        all &= v;
+                        any |= v;
+                    }
+                d->mask[y * d->w + x] = (unsigned char)(pass == 0 ? all : any);
+            }
+    }
+    /* Holes: the rim of a dark pip blurs through mat-like colours, so the
+     * silhouette gets rings and holes; whatever the outside cannot reach
+     * is card. */
+    int *stack = malloc(sizeof *stack * (size_t)d->w * d->h), ns = 0;
+    if (stack) {
+        memset(t, 0, (size_t)d->w * d->h);
+        for (int y = 0; y < d->h; y++)
+            for (int x = 0; x < d->w; x++)
+                if ((x == 0 || y == 0 || x == d->w - 1 || y == d->h - 1) &&
+                    !d->mask[y * d->w + x]) {
+                    t[y * d->w + x] = 1;
+                    stack[ns++] = y * d->w + x;
+                }
+        while (ns > 0) {
+            int k = stack[--ns], x = k % d->w, y = k / d->w;
+            const int nb[4][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}};
+            for (int q = 0; q < 4; q++) {
+                int xx = x + nb[q][0], yy = y + nb[q][1];
+                if (xx < 0 || yy < 0 || xx >= d->w || yy >= d->h)
+                    continue;
+                int j = yy * d->w + xx;
+                if (!t[j] && !d->mask[j]) {
+                    t[j] = 1;
+                    stack[ns++] = j;
+                }
+            }
+        }
+        for (int i = 0; i < d->w * d->h; i++)
+            d->mask[i] = !t[i];
+        free(stack);
+    }
+    free(t);
+    d->nmask = 0;
+    for (int i = 0; i < d->w * d->h; i++)
+        d->nmask += d->mask[i];
+}
+
+/* ---- the grid ---- */
+
+typedef struct cd__grid {
+    double ang;        /* radians: the u axis (short side) against table x */
+    double pu, pv;     /* pitch along u, v */
+    double phu, phv;   /* a cell corner's u, v */
+    bool ok;
+} cd__grid;
+
+static double cd__wrap(double a, double p) { return a - p * floor(a / p); }
+
+/* The grid's rotation modulo 90 degrees: the angle at which the
+ * silhouette's outline pixels, projected on the two axes, pile up in the
+ * fewest bins (straight card edges on the grid's lines).  Pixel-level
+ * edge directions would not do: a binary staircase votes for the pixel
+ * axes. */
+static double cd__proj_score(const float *px, const float *py, int n, double ang, float *hist,
+                             int nb, double lo)
+{
+    double ca = cos(ang), sa = sin(ang), s = 0;
+    memset(hist, 0, sizeof *hist * (size_t)nb * 2);
+    for (int i = 0; i < n; i++) {
+        double u = px[i] * ca + py[i] * sa - lo, v = -px[i] * sa + py[i] * ca - lo;
+        int iu = (int)u, iv = (int)v;
+        if (iu >= 0 && iu < nb)
+            hist[iu] += 1;
+        if (iv >= 0 && iv < nb)
+            hist[nb + iv] += 1;
+    }
+    for (int i = 0; i < 2 * nb; i++)
+        s += (double)hist[i] * hist[i];
+    return s;
+}
+
+static double cd__angle(const cd__det *d)
+{
+    int w = d->w, h = d->h, n = 0, cap = 0;
+    for (int y = 1; y < h - 1; y++)
+        for (int x = 1; x < w - 1; x++) {
+            const unsigned char *m = d->mask + y * w + x;
+            cap += m[0] && (!m[1] || !m[-1] || !m[w] || !m[-w]);
+        }
+    if (cap < 8)
+        return 0;
+    float *px = malloc(sizeof *px * (size_t)cap), *py = malloc(sizeof *py * (size_t)cap);
+    double diag = sqrt((double)w * w + (double)h * h) / d->ppm;
+    int nb = (int)(2 * diag) + 4;
+    float *hist = malloc(sizeof *hist * (size_t)nb * 2);
+    if (!px || !py || !hist) {
+        free(px);
+        free(py);
+        free(hist);
+        return 0;
+    }
+    for (int y = 1; y < h - 1; y++)
+        for (int x = 1; x < w - 1; x++) {
+            const unsigned char *m = d->mask + y * w + x;
+            if (m[0] && (!m[1] || !m[-1] || !m[w] || !m[-w])) {
+                px[n] = (float)((x + 0.5) / d->ppm);
+                py[n] = (float)((y + 0.5) / d->ppm);
+                n++;
+            }
+        }
+    double best = 0, bs = -1, lo = -diag - 2;
+    for (int k = 0; k < 180; k++) {
+        double a = k * 0.5 * CD__PI / 180, sc = cd__proj_score(px, py, n, a, hist, nb, lo);
+        if (sc > bs) {
+            bs = sc;
+            best = a;
+        }
+    }
+    for (double step = 0.1; step > 0.02; step /= 2) {
+        double b0 = best;
+        for (int k = -3; k <= 3; k++) {
+            double a = b0 + k * step * CD__PI / 180, sc = cd__proj_score(px, py, n, a, hist, nb, lo);
+            if (sc > bs) {
+                bs = sc;
+                best = a;
+            }
+        }
+    }
+    free(px);
+    free(py);
+    free(hist);
+    return cd__wrap(best, CD__PI / 2);
+}
+
+/* Best phase of a comb of pitch p (mm) over an edge profile e (1 mm bins
+ * starting at lo); returns the contrast (peak minus mean) and the phase. */
+static double cd__comb(const double *e, int n, double lo, double p, double *phase)
+{
+    int np = (int)ceil(p);
+    double best = -1, sum = 0;
+    *phase = lo;
+    for (int k = 0; k < np; k++) {
+        double s = 0;
+        for (double t = k; t < n; t += p) {
+            int i = (int)(t + 0.5);
+            for (int j = i - 1; j <= i + 1; j++)
+                if (j >= 0 && j < n)
+                    s += e[j] * (j == i ? 1 : 0.5);
+        }
+        sum += s;
+        if (s > best) {
+            best = s;
+            *phase = lo + k;
+        }
+    }
+    return best - sum / np;
+}
+
+static void cd__grid_fit(vis_cards *c, const cd__det *d, cd__grid *g)
+{
+    double ang = cd__angle(d), ca, sa;
+    double umin = 1e9, umax = -1e9, vmin = 1e9, vmax = -1e9;
+    memset(g, 0, sizeof *g);
+    /* keep the axes of the last reading: u the same way as before */
+    if (c->have_angle) {
+        double best = ang, bd = 1e9;
+        for (int k = -2; k <= 2; k++) {
+            double a = ang + k * CD__PI / 2, dd = fabs(remainder(a - c->last_angle, 2 * CD__PI));
+            if (dd < bd) {
+                bd = dd;
+                best = a;
+            }
+        }
+        ang = best;
+    }
+    ca = cos(ang);
+    sa = sin(ang);
+    for (int y = 0; y < d->h; y++)
+        for (int x = 0; x < d->w; x++)
+            if (d->mask[y * d->w + x]) {
+                double tx = d->x0 + (x + 0.5) / d->ppm, ty = d->y0 + (y + 0.5) / d->ppm;
+                double u = tx * ca + ty * sa, v = -tx * sa + ty * ca;
+                umin = u < umin ? u : umin;
+                umax = u > umax ? u : umax;
+                vmin = v < vmin ? v : vmin;
+                vmax = v > vmax ? v : vmax;
+            }
+    if (umax < umin)
+        return;
+    umin -= 4;
+    vmin -= 4;
+    int nu = (int)(umax - umin) + 6, nv = (int)(vmax - vmin) + 6;
+    double *pu = calloc((size_t)nu, sizeof *pu), *pv = calloc((size_t)nv, sizeof *pv);
+    double *eu = calloc((size_t)nu, sizeof *eu), *ev = calloc((size_t)nv, sizeof *ev);
+    if (!pu || !pv || !eu || !ev)
+        goto done;
+    /* Edge profiles: the mask's gradient along u projected on u, and so
+     * for v (interior pips are inside the silhouette and give none). */
+    for (int y = 1; y < d->h - 1; y++)
+        for (int x = 1; x < d->w - 1; x++) {
+            const unsigned char *m = d->mask + y * d->w + x;
+            int gx = m[1] - m[-1], gy = m[d->w] - m[-d->w];
+            if (!gx && !gy)
+                continue;
+            double tx = d->x0 + (x + 0.5) / d->ppm, ty = d->y0 + (y + 0.5) / d->ppm;
+            double u = tx * ca + ty * sa - umin, v = -tx * sa + ty * ca - vmin;
+            double gu = gx * ca + gy * sa, gv = -gx * sa + gy * ca;
+            int iu = (int)u, iv = (int)v;
+            if (iu >= 0 && iu < nu)
+                eu[iu] += fabs(gu);
+            if (iv >= 0 && iv < nv)
+                ev[iv] += fabs(gv);
+        }
+    {
+        double phu_a, phv_a, phu_b, phv_b;
+        double sa_ = cd__comb(eu, nu, umin, c->cw, &phu_a) + cd__comb(ev, nv, vmin, c->ch, &phv_a);
+        double sb_ = cd__comb(eu, nu, umin, c->ch, &phu_b) + cd__comb(ev, nv, vmin, c->cw, &phv_b);
+        if (sa_ >= sb_) {
+            g->ang = ang;
+            g->pu = c->cw;
+            g->pv = c->ch;
+            g->phu = phu_a;
+            g->phv = phv_a;
+        } else {
+            /* the short side runs along v: turn the axes by 90 degrees */
+            g->ang = ang + CD__PI / 2;
+            g->pu = c->cw;
+            g->pv = c->ch;
+            g->phu = phv_b;
+            g->phv = -(phu_b + c->ch); /* v' = -u */
+        }
+        g->ang = remainder(g->ang, 2 * CD__PI);
+        g->ok = true;
+    }
+done:
+    free(pu);
+    free(pv);
+    free(eu);
+    free(ev);
+}
+
+/* ---- reading one card ---- */
+
+static void cd__patch_free(cd__patch *p)
+{
+    vis_image_free(p->img);
+    free(p->ink);
+    free(p->lab);
+    free(p->pix);
+    memset(p, 0, sizeof *p);
+}
+
+/* Cuts the card centred at table (cx, cy) with its short side along
+ * angle ang out of the view, upright, CD__PPM px/mm. */
+static int cd__cut(const vis_cards *c, const vis_image *top, const vis_view *vw, double cx,
+                   double cy, double ang, cd__patch *p, base_err *err)
+{
+    double x0, y0, ca = cos(ang), sa = sin(ang), k = vw->px_per_mm;
+    vis_homography a, inv;
+    int rc;
+    cd__origin(vw, &x0, &y0);
+    p->w = (int)(c->cw * CD__PPM);
+    p->h = (int)(c->ch * CD__PPM);
+    /* patch pixel (i, j) -> card mm (i + .5) / P - w / 2 -> table -> view px */
+    double s = 1 / CD__PPM;
+    double ox = -0.5 * c->cw + 0.5 * s, oy = -0.5 * c->ch + 0.5 * s;
+    /* table x = cx + a ca - b sa, y = cy + a sa + b ca (a, b card mm) */
+    a.m[0] = k * s * ca;
+    a.m[1] = -k * s * sa;
+    a.m[2] = k * (cx + ox * ca - oy * sa - x0) - 0.5;
+    a.m[3] = k * s * sa;
+    a.m[4] = k * s * ca;
+    a.m[5] = k * (cy + ox * sa + oy * ca - y0) - 0.5;
+    a.m[6] = 0;
+    a.m[7] = 0;
+    a.m[8] = 1;
+    if ((rc = vis_homography_invert(a, &inv, err)) != 0)
+        return rc;
+    if ((rc = vis_warp_perspective(top, inv, p->w, p->h, VIS_INTER_LINEAR, vis_grey(0), &p->img,
+                                   err)) != 0)
+        return rc;
+    size_t n = (size_t)p->w * p->h;
+    p->ink = calloc(n, 1);
+    p->lab = malloc(n * sizeof *p->lab);
+    p->pix = malloc(n * sizeof *p->pix);
+    if (!p->ink || !p->lab || !p->pix)
+        return base_err_set(err, BASE_ENOMEM, "vis_cards: out of memory");
+    /* white balance in place */
+    float g[3] = {cd__gain(vw, 0), cd__gain(vw, 1), cd__gain(vw, 2)};
+    for (int y = 0; y < p->h; y++) {
+        unsigned char *r = p->img->data + (size_t)y * p->img->stride;
+        for (int x = 0; x < 3 * p->w; x++) {
+            float v = r[x] * g[x % 3];
+            r[x] = (unsigned char)(v > 255 ? 255 : v);
+        }
+    }
+    return 0;
+}
+
+static const unsigned char *cd__px(const cd__patch *p, int x, int y)
+{
+    return p->img->data + (size_t)y * p->img->stride + 3 * (size_t)x;
+}
+
+/* Paper: the mean of the brightest fifth of the face (inside a 4 mm
+ * border); ink: pixels much darker than it, or of another hue. */
+static void cd__ink(cd__patch *p, double *paper_frac, double *paper_sat)
+{
+    int hist[766] = {0}, n = 0, b = (int)(4 * CD__PPM);
+    for (int y = b; y < p->h - b; y++)
+        for (int x = b; x < p->w - b; x++) {
+            const unsigned char *q = cd__px(p, x, y);
+            hist[q[0] + q[1] + q[2]]++;
+            n++;
+        }
+    int want = n / 5, acc = 0, thr = 765;
+    while (thr > 0 && acc + hist[thr] < want)
+        acc += hist[thr--];
+    double s[3] = {0, 0, 0};
+    int m = 0;
+    for (int y = b; y < p->h - b; y++)
+        for (int x = b; x < p->w - b; x++) {
+            const unsigned char *q = cd__px(p, x, y);
+            if (q[0] + q[1] + q[2] >= thr) {
+                s[0] += q[0];
+                s[1] += q[1];
+                s[2] += q[2];
+                m++;
+            }
+        }
+    for (int k = 0; k < 3; k++)
+        p->paper[k] = m ? s[k] / m : 0;
+    double pmax = fmax(p->paper[0], fmax(p->paper[1], p->paper[2]));
+    double pmin = fmin(p->paper[0], fmin(p->paper[1], p->paper[2]));
+    *paper_sat = pmax > 0 ? (pmax - pmin) / pmax : 1;
+    double pb = p->paper[0] + p->paper[1] + p->paper[2];
+    int npaper = 0;
+    for (int y = 0; y < p->h; y++)
+        for (int x = 0; x < p->w; x++) {
+            const unsigned char *q = cd__px(p, x, y);
+            double br = q[0] + q[1] + q[2];
+            /* colour distance after scaling to the paper's brightness:
+             * hue, not shading */
+            double f = br > 30 ? pb / br : 1, dc = 0;
+            for (int k = 0; k < 3; k++)
+                dc += fabs(q[k] * f - p->paper[k]);
+            /* how far from paper: darker, or another hue */
+            double sc = fmax((pb - br) / pb, dc / pb);
+            unsigned char v = sc > 0.25 ? 1 : sc > 0.15 ? 2 : 0;
+            p->ink[y * p->w + x] = v;
+            if (x >= b && y >= b && x < p->w - b && y < p->h - b)
+                npaper += v == 0;
+        }
+    *paper_frac = n ? (double)npaper / n : 0;
+}
+
+/* Connected ink blobs (8-neighbours). */
+static void cd__blobs(cd__patch *p)
+{
+    int n = p->w * p->h, np = 0;
+    p->nblobs = 0;
+    for (int i = 0; i < n; i++)
+        p->lab[i] = -1;
+    for (int i = 0; i < n; i++) {
+        if (p->ink[i] != 1 || p->lab[i] >= 0 || p->nblobs >= CD__MAXBLOB)
+            continue;
+        cd__blob *bl = &p->blobs[p->nblobs];
+        int id = p->nblobs++, head = np;
+        memset(bl, 0, sizeof *bl);
+        bl->first = np;
+        bl->x0 = bl->y0 = 1 << 30;
+        bl->x1 = bl->y1 = -1;
+        p->pix[np++] = i;
+        p->lab[i] = id;
+        while (head < np) {
+            int k = p->pix[head++], x = k % p->w, y = k / p->w;
+            const unsigned char *q = cd__px(p, x, y);
+            bl->n++;
+            bl->sx += x;
+            bl->sy += y;
+            bl->sb += q[0];
+            bl->sg += q[1];
+            bl->sr += q[2];
+            bl->x0 = x < bl->x0 ? x : bl->x0;
+            bl->x1 = x > bl->x1 ? x : bl->x1;
+            bl->y0 = y < bl->y0 ? y : bl->y0;
+            bl->y1 = y > bl->y1 ? y : bl->y1;
+            for (int dy = -1; dy <= 1; dy++)
+                for (int dx = -1; dx <= 1; dx++) {
+                    int xx = x + dx, yy = y + dy;
+                    if (xx < 0 || yy < 0 || xx >= p->w || yy >= p->h)
+                        continue;
+                    int j = yy * p->w + xx;
+                    /* weak ink joins a blob it touches: blurred
+                     * symbols keep their size */
+                    if (p->ink[j] >= 1 && p->lab[j] < 0 &&
+                        (p->ink[j] == 1 || p->ink[k] == 1)) {
+                        p->lab[j] = id;
+                        p->pix[np++] = j;
+                    }
+                }
+        }
+    }
+}
+
+/* Blobs touching the patch's edge are the mat or a neighbour seen past
+ * the card's own edge, not print: dropped (their pixels unlabelled). */
+static void cd__drop_edge_blobs(cd__patch *p)
+{
+    int keep = 0;
+    int *map = malloc(sizeof *map * (size_t)(p->nblobs ? p->nblobs : 1));
+    if (!map)
+        return;
+    for (int i = 0; i < p->nblobs; i++) {
+        const cd__blob *b = &p->blobs[i];
+        bool edge = b->x0 <= 1 || b->y0 <= 1 || b->x1 >= p->w - 2 || b->y1 >= p->h - 2;
+        map[i] = edge ? -1 : keep;
+        if (!edge)
+            p->blobs[keep++] = *b;
+    }
+    for (int i = 0; i < p->w * p->h; i++)
+        if (p->lab[i] >= 0) {
+            p->lab[i] = map[p->lab[i]];
+            if (p->lab[i] < 0)
+                p->ink[i] = 2;
+        }
+    p->nblobs = keep;
+    free(map);
+}
+
+/* Ink colour class of a blob: 0 black, 1 red, 2 blue, 3 green. */
+static int cd__color(const cd__patch *p, const cd__blob *b, double *strength)
+{
+    /* against the paper: a cream card's black ink is not "yellow" */
+    double r = b->sr / b->n / fmax(p->paper[2], 1), g = b->sg / b->n / fmax(p->paper[1], 1),
+           bl = b->sb / b->n / fmax(p->paper[0], 1);
+    double mx = fmax(r, fmax(g, bl)), mn = fmin(r, fmin(g, bl));
+    double sat = mx > 0.01 ? (mx - mn) / mx : 0;
+    *strength = sat;
+    if (sat < 0.35 || mx - mn < 0.12)
+        return 0;
+    if (r >= g && r >= bl)
+        return 1;
+    if (bl >= g)
+        return 2;
+    return 3;
+}
+
+/* Shape of a suit symbol, turned upright when flip: scores for spade,
+ * heart, diamond, club from its width profile. */
+typedef struct cd__shape {
+    double top;   /* mean width of the top quarter / max width */
+    double peak;  /* where the widest row is, 0 top .. 1 bottom */
+    double fill;  /* area / bbox */
+    double tip;   /* width at 12% from the top / max */
+    double bot;   /* width at 88% / max */
+} cd__shape;
+
+static void cd__shape_of(const cd__patch *p, const cd__blob *b, int id, bool flip, cd__shape *s)
+{
+    int h = b->y1 - b->y0 + 1, wmax = 0, imax = 0;
+    int wrow[256];
+    memset(s, 0, sizeof *s);
+    if (h > 256 || h < 3)
+        return;
+    for (int j = 0; j < h; j++) {
+        int y = flip ? b->y1 - j : b->y0 + j, cnt = 0;
+        for (int x = b->x0; x <= b->x1; x++)
+            cnt += p->lab[y * p->w + x] == id;
+        wrow[j] = cnt;
+        if (cnt > wmax) {
+            wmax = cnt;
+            imax = j;
+        }
+    }
+    if (wmax == 0)
+        return;
+    double t = 0;
+    int nq = h / 4 > 0 ? h / 4 : 1;
+    for (int j = 0; j < nq; j++)
+        t += wrow[j];
+    s->top = t / nq / wmax;
+    /* the widest rows' centre */
+    double sj = 0, sw = 0;
+    for (int j = 0; j < h; j++)
+        if (wrow[j] >= 0.92 * wmax) {
+            sj += j;
+            sw += 1;
+        }
+    s->peak = sw > 0 ? (sj / sw) / (h - 1) : (double)imax / (h - 1);
+    s->fill = (double)b->n / ((double)h * (b->x1 - b->x0 + 1));
+    s->tip = (double)wrow[(int)(0.12 * (h - 1) + 0.5)] / wmax;
+    s->bot = (double)wrow[(int)(0.88 * (h - 1) + 0.5)] / wmax;
+}
+
+/* Shape votes within a colour: red -> heart or diamond, black -> spade or
+ * club.  Returns a signed score: > 0 for the first. */
+static double cd__shape_vote(const cd__shape *s, bool red)
+{
+    if (red) /* heart: wide top, fuller; diamond: pointed top, ~half full */
+        return (s->top - 0.55) * 4 + (s->fill - 0.6) * 4;
+    /* spade: pointed top, widest low, narrow stem; club: round top lobe */
+    return (0.5 - s->top) * 3 + (s->peak - 0.52) * 3 + (0.5 - s->tip) * 2;
+}
+
+/* Index letters as 5x7 stroke layouts of a plain sans letter. */
+static const char *const cd__letters[4][7] = {
+    {"..#..", ".#.#.", "#...#", "#...#", "#####", "#...#", "#...#"}, /* A */
+    {"..###", "...#.", "...#.", "...#.", "...#.", "#..#.", ".##.."}, /* J */
+    {".###.", "#...#", "#...#", "#...#", "#.#.#", "#..#.", ".##.#"}, /* Q */
+    {"#...#", "#..#.", "#.#..", "##...", "#.#..", "#..#.", "#...#"}, /* K */
+};
+static const int cd__letter_rank[4] = {1, 11, 12, 13};
+
+/* Normalised correlation of the glyph (pixels of the blobs in ids, box
+ * x0..x1, y0..y1, flip for the turned corner) with each letter. */
+static void cd__letter(const cd__patch *p, const int *ids, int nids, int x0, int y0, int x1,
+                       int y1, bool flip, double score[4])
+{
+    double grid[7][5] = {{0}}, cnt[7][5] = {{0}};
+    int bw = x1 - x0 + 1, bh = y1 - y0 + 1;
+    for (int y = y0; y <= y1; y++)
+        for (int x = x0; x <= x1; x++) {
+            int l = p->lab[y * p->w + x], on = 0;
+            for (int k = 0; k < nids; k++)
+                on |= l == ids[k];
+            int gx = (x - x0) * 5 / bw, gy = (y - y0) * 7 / bh;
+            if (flip) {
+                gx = 4 - gx;
+                gy = 6 - gy;
+            }
+            grid[gy][gx] += on;
+            cnt[gy][gx] += 1;
+        }
+    double m = 0;
+    for (int j = 0; j < 7; j++)
+        for (int i = 0; i < 5; i++) {
+            grid[j][i] = cnt[j][i] > 0 ? grid[j][i] / cnt[j][i] : 0;
+            m += grid[j][i] / 35;
+        }
+    for (int l = 0; l < 4; l++) {
+        double t[7][5], tm = 0, sxy = 0, sxx = 0, syy = 0;
+        /* the skeleton blurred a little: strokes as seen at this size */
+        for (int j = 0; j < 7; j++)
+            for (int i = 0; i < 5; i++) {
+                double v = 0, wsum = 0;
+                for (int dj = -1; dj <= 1; dj++)
+                    for (int di = -1; di <= 1; di++) {
+                        int jj = j + dj, ii = i + di;
+                        if (jj < 0 || ii < 0 || jj > 6 || ii > 4)
+                            continue;
+                        double w = (dj == 0 && di == 0) ? 1 : (dj == 0 || di == 0) ? 0.3 : 0.1;
+                        v += w * (cd__letters[l][jj][ii] == '#');
+                        wsum += w;
+                    }
+                t[j][i] = v / wsum;
+                tm += t[j][i] / 35;
+            }
+        for (int j = 0; j < 7; j++)
+            for (int i = 0; i < 5; i++) {
+                double a = grid[j][i] - m, b = t[j][i] - tm;
+                sxy += a * b;
+                sxx += a * a;
+                syy += b * b;
+            }
+        score[l] = sxx > 0 && syy > 0 ? sxy / sqrt(sxx * syy) : 0;
+    }
+}
+
+/* Reads the index in one corner: the letter scores and the suit symbol
+ * (its blob id, -1 when none).  corner 0: top-left, 1: bottom-right
+ * (turned by 180 degrees). */
+static void cd__index(const cd__patch *p, int corner, double letter[4], int *suit_blob,
+                      bool *have_letter)
+{
+    const double P = CD__PPM;
+    int zx0 = 0, zy0 = 0, zx1 = (int)(13 * P), zy1 = (int)(34 * P);
+    int ids[16], nid = 0, sym = -1;
+    if (corner == 1) {
+        int t0 = p->w - 1 - zx1, t1 = p->h - 1 - zy1;
+        zx0 = t0;
+        zy0 = t1;
+        zx1 = p->w - 1;
+        zy1 = p->h - 1;
+    }
+    *suit_blob = -1;
+    *have_letter = false;
+    for (int l = 0; l < 4; l++)
+        letter[l] = 0;
+    /* blobs inside the zone, in reading order (top first, after the turn) */
+    int cand[32], nc = 0;
+    for (int i = 0; i < p->nblobs && nc < 32; i++) {
+        const cd__blob *b = &p->blobs[i];
+        double cx = b->sx / b->n, cy = b->sy / b->n;
+        if (b->n < 2 * P * P || cx < zx0 || cx > zx1 || cy < zy0 || cy > zy1)
+            continue;
+        /* not touching the card's centre area */
+        if ((corner == 0 && (b->x1 > 15 * P || b->y1 > 36 * P)) ||
+            (corner == 1 && (b->x0 < p->w - 1 - 15 * P || b->y0 < p->h - 1 - 36 * P)))
+            continue;
+        cand[nc++] = i;
+    }
+    if (nc == 0)
+        return;
+    /* sort by distance from the corner along the card's long side */
+    for (int i = 1; i < nc; i++)
+        for (int j = i; j > 0; j--) {
+            const cd__blob *a = &p->blobs[cand[j - 1]], *b = &p->blobs[cand[j]];
+            double ya = a->sy / a->n, yb = b->sy / b->n;
+            if (corner == 1) {
+                ya = -ya;
+                yb = -yb;
+            }
+            if (ya > yb) {
+                int t = cand[j];
+                cand[j] = cand[j - 1];
+                cand[j - 1] = t;
+            }
+        }
+    /* the glyph: the first blob and any beside it (the "10"); the suit
+     * symbol: the next one below */
+    const cd__blob *g0 = &p->blobs[cand[0]];
+    int gx0 = g0->x0, gy0 = g0->y0, gx1 = g0->x1, gy1 = g0->y1;
+    ids[nid++] = cand[0];
+    for (int i = 1; i < nc; i++) {
+        const cd__blob *b = &p->blobs[cand[i]];
+        int ov = (b->y0 <= gy1 && b->y1 >= gy0);
+        double ovl = ov ? (fmin(b->y1, gy1) - fmax(b->y0, gy0)) / (double)(b->y1 - b->y0 + 1) : 0;
+        if (ovl > 0.5 && nid < 16) {
+            ids[nid++] = cand[i];
+            gx0 = b->x0 < gx0 ? b->x0 : gx0;
+            gx1 = b->x1 > gx1 ? b->x1 : gx1;
+            gy0 = b->y0 < gy0 ? b->y0 : gy0;
+            gy1 = b->y1 > gy1 ? b->y1 : gy1;
+        } else if (sym < 0) {
+            sym = cand[i];
+        }
+    }
+    if (gy1 - gy0 >= 4 && gx1 - gx0 >= 1) {
+        cd__letter(p, ids, nid, gx0, gy0, gx1, gy1, corner == 1, letter);
+        *have_letter = nid == 1; /* "10" is two blobs: no letter */
+    }
+    *suit_blob = sym;
+}
+
+typedef struct cd__card {
+    int rank, suit;
+    bool face_down, court;
+    int pips;
+    float rank_conf, suit_conf;
+} cd__card;
+
+static void cd__read_card(cd__patch *p, cd__card *out)
+{
+    const double P = CD__PPM;
+    double pfrac, psat;
+    memset(out, 0, sizeof *out);
+    out->suit = -1;
+    cd__ink(p, &pfrac, &psat);
+    double pbright = (p->paper[0] + p->paper[1] + p->paper[2]) / 3;
+    cd__blobs(p);
+    cd__drop_edge_blobs(p);
+    int ninkpx = 0;
+    for (int i = 0; i < p->w * p->h; i++)
+        ninkpx += p->ink[i] == 1 && p->lab[i] >= 0;
+    /* Face down: the face is not paper-like (a coloured or patterned back),
+     * or a plain face with no ink on it. */
+    if (pfrac < 0.2 || psat > 0.35 || pbright < 60 || ninkpx < 4 * P * P) {
+        out->face_down = true;
+        out->rank_conf = out->suit_conf =
+            (float)fmin(1, fmax(0.3, (0.3 - pfrac) * 4 + (psat - 0.25) * 3));
+        if (ninkpx < 4 * P * P && pfrac >= 0.2)
+            out->rank_conf = out->suit_conf = 0.6f;
+        return;
+    }
+    /* the centre zone: between the index columns */
+    int cx0 = (int)(13.5 * P), cx1 = p->w - 1 - (int)(13.5 * P);
+    int cy0 = (int)(5 * P), cy1 = p->h - 1 - (int)(5 * P);
+    int nonpaper = 0, ncz = 0;
+    for (int y = cy0; y <= cy1; y++)
+        for (int x = cx0; x <= cx1; x++) {
+            nonpaper += p->ink[y * p->w + x] == 1;
+            ncz++;
+        }
+    double npf = ncz ? (double)nonpaper / ncz : 0;
+    out->court = npf > 0.38;
+    {
+        /* a picture: one large blob in the centre with more ink around
+         * it (an ace's large pip stands alone) */
+        int big = -1, small = 0;
+        for (int i = 0; i < p->nblobs; i++) {
+            const cd__blob *b = &p->blobs[i];
+            double cx = b->sx / b->n, cy = b->sy / b->n;
+            if (cx < cx0 || cx > cx1 || cy < cy0 || cy > cy1)
+                continue;
+            if (b->n > 150 * P * P && (big < 0 || b->n > p->blobs[big].n))
+                big = i;
+        }
+        for (int i = 0; big >= 0 && i < p->nblobs; i++) {
+            const cd__blob *b = &p->blobs[i];
+            double cx = b->sx / b->n, cy = b->sy / b->n;
+            if (i != big && b->n > 3 * P * P && cx > cx0 && cx < cx1 && cy > cy0 && cy < cy1)
+                small++;
+        }
+        if (big >= 0 && small >= 2)
+            out->court = true;
+    }
+
+    /* suit votes: colour and shape */
+    double col_votes[4] = {0}, shape_red = 0, shape_black = 0;
+    int nshape = 0;
+    /* pips */
+    int pip_ids[64], npip = 0;
+    for (int i = 0; i < p->nblobs; i++) {
+        const cd__blob *b = &p->blobs[i];
+        double cx = b->sx / b->n, cy = b->sy / b->n;
+        if (b->n < 6 * P * P || cx < cx0 || cx > cx1 || cy < cy0 || cy > cy1)
+            continue;
+        if (b->x0 < cx0 - 2 * P || b->x1 > cx1 + 2 * P)
+            continue;
+        if (npip < 64)
+            pip_ids[npip++] = i;
+    }
+    int rank = 0;
+    float rconf = 0;
+    if (!out->court) {
+        /* merged pips: areas in units of the median */
+        int areas[64];
+        for (int i = 0; i < npip; i++)
+            areas[i] = p->blobs[pip_ids[i]].n;
+        for (int i = 1; i < npip; i++)
+            for (int j = i; j > 0 && areas[j - 1] > areas[j]; j--) {
+                int t = areas[j];
+                areas[j] = areas[j - 1];
+                areas[j - 1] = t;
+            }
+        double med = npip ? areas[npip / 2] : 0, frac_err = 0;
+        int count = 0;
+        for (int i = 0; i < npip; i++) {
+            double r = p->blobs[pip_ids[i]].n / med;
+            int k = r < 1 ? 1 : (int)(r + 0.5);
+            frac_err = fmax(frac_err, fabs(r - k) / (r < 1 ? 1 : r));
+            count += k;
+        }
+        out->pips = count;
+        if (count >= 2 && count <= 10) {
+            rank = count;
+            rconf = (float)fmax(0.2, 1 - 2 * frac_err);
+        } else if (count == 1) {
+            rank = 1;
+            rconf = 0.8f;
+        } else {
+            rank = 0;
+        }
+        for (int i = 0; i < npip; i++) {
+            const cd__blob *b = &p->blobs[pip_ids[i]];
+            double st;
+            int col = cd__color(p, b, &st);
+            col_votes[col] += 1;
+            /* merged pips say nothing of shape */
+            if (med > 0 && b->n > 1.5 * med)
+                continue;
+            cd__shape sh;
+            bool flip = b->sy / b->n > p->h / 2.0 + 2 * P;
+            cd__shape_of(p, b, pip_ids[i], flip, &sh);
+            if (col == 1)
+                shape_red += cd__shape_vote(&sh, true);
+            else if (col == 0)
+                shape_black += cd__shape_vote(&sh, false);
+            nshape++;
+        }
+    }
+    /* the corner indices */
+    double letter[4] = {0}, l1[4];
+    int nletter = 0;
+    for (int corner = 0; corner < 2; corner++) {
+        int sb;
+        bool hl;
+        cd__index(p, corner, l1, &sb, &hl);
+        if (hl) {
+            for (int l = 0; l < 4; l++)
+                letter[l] += l1[l];
+            nletter++;
+        }
+        if (sb >= 0) {
+            const cd__blob *b = &p->blobs[sb];
+            double st;
+            int col = cd__color(p, b, &st);
+            col_votes[col] += 1.5;
+            cd__shape sh;
+            cd__shape_of(p, b, sb, corner == 1, &sh);
+            if (col == 1)
+                shape_red += 1.5 * cd__shape_vote(&sh, true);
+            else if (col == 0)
+                shape_black += 1.5 * cd__shape_vote(&sh, false);
+            nshape++;
+        }
+    }
+    if (out->court) {
+        /* J Q K by the index letter */
+        int best = -1;
+        double bs = -2, second = -2;
+        for (int l = 1; l < 4; l++) {
+            double s = nletter ? letter[l] / nletter : 0;
+            if (s > bs) {
+                second = bs;
+                bs = s;
+                best = l;
+            } else if (s > second)
+                second = s;
+        }
+        rank = nletter ? cd__letter_rank[best] : 0;
+        rconf = nletter ? (float)fmin(1, fmax(0.1, 0.3 + 2 * (bs - second))) : 0;
+        /* the court picture's ink colour when the index gave none */
+        if (col_votes[0] + col_votes[1] + col_votes[2] + col_votes[3] == 0)
+            for (int i = 0; i < p->nblobs; i++) {
+                const cd__blob *b = &p->blobs[i];
+                double st;
+                if (b->n >= 6 * P * P)
+                    col_votes[cd__color(p, b, &st)] += 0.2;
+            }
+    } else if (rank == 1 && nletter) {
+        /* cross-check the ace: the letter should look like an A */
+        double a = letter[0] / nletter, other = fmax(letter[1], fmax(letter[2], letter[3])) / nletter;
+        rconf = (float)fmin(1, fmax(0.2, 0.6 + (a - other)));
+    }
+    out->rank = rank;
+    out->rank_conf = rconf;
+    /* the suit */
+    int col = 0;
+    double tot = 0;
+    for (int k = 0; k < 4; k++) {
+        tot += col_votes[k];
+        if (col_votes[k] > col_votes[col])
+            col = k;
+    }
+    if (tot <= 0) {
+        out->suit = -1;
+        out->suit_conf = 0;
+        return;
+    }
+    double cconf = col_votes[col] / tot;
+    if (col == 2) {
+        out->suit = CD__D;
+        out->suit_conf = (float)cconf;
+    } else if (col == 3) {
+        out->suit = CD__C;
+        out->suit_conf = (float)cconf;
+    } else if (col == 1) {
+        out->suit = shape_red >= 0 ? CD__H : CD__D;
+        out->suit_conf = (float)(cconf * fmin(1, 0.4 + fabs(shape_red) / (nshape ? nshape : 1)));
+    } else {
+        out->suit = shape_black >= 0 ? CD__S : CD__C;
+        out->suit_conf = (float)(cconf * fmin(1, 0.4 + fabs(shape_black) / (nshape ? nshape : 1)));
+    }
+}
+
+/* ---- the whole view ---- */
+
+int vis_cards_read(vis_cards *c, const vis_image *top, const vis_view *vw, vis_cards_reading *out,
+                   base_err *err)
+{
+    cd__det d;
+    cd__grid g;
+    int rc;
+    if (!c || !out)
+        return base_err_set(err, BASE_EINVAL, "vis_cards_read: NULL handle or output");
+    if ((rc = cd__check(top, vw, "vis_cards_read", err)) != 0)
+        return rc;
+    memset(out, 0, sizeof *out);
+    out->pitch_x_mm = c->cw;
+    out->pitch_y_mm = c->ch;
+    if ((rc = cd__det_make(top, vw, &d, err)) != 0)
+        return rc;
+    cd__mask(&d);
+    cd__open(&d);
+    if (d.nmask < 0.3 * c->cw * c->ch * d.ppm * d.ppm) {
+        cd__det_free(&d);
+        return 0;
+    }
+    cd__grid_fit(c, &d, &g);
+    if (!g.ok) {
+        cd__det_free(&d);
+        return 0;
+    }
+    c->have_angle = true;
+    c->last_angle = g.ang;
+    out->grid_angle_deg = g.ang * 180 / CD__PI;
+    out->phase_x_mm = g.phu;
+    out->phase_y_mm = g.phv;
+    /* cell occupancy: the mask inside each cell, 6 mm in from its edges */
+    double ca = cos(g.ang), sa = sin(g.ang);
+    int kumin = 1 << 30, kumax = -(1 << 30), kvmin = 1 << 30, kvmax = -(1 << 30);
+    for (int y = 0; y < d.h; y++)
+        for (int x = 0; x < d.w; x++)
+            if (d.mask[y * d.w + x]) {
+                double tx = d.x0 + (x + 0.5) / d.ppm, ty = d.y0 + (y + 0.5) / d.ppm;
+                int ku = (int)floor((tx * ca + ty * sa - g.phu) / g.pu);
+                int kv = (int)floor((-tx * sa + ty * ca - g.phv) / g.pv);
+                kumin = ku < kumin ? ku : kumin;
+                kumax = ku > kumax ? ku : kumax;
+                kvmin = kv < kvmin ? kv : kvmin;
+                kvmax = kv > kvmax ? kv : kvmax;
+            }
+    int nu = kumax - kumin + 1, nv = kvmax - kvmin + 1;
+    if (nu <= 0 || nv <= 0 || nu > 64 || nv > 64) {
+        cd__det_free(&d);
+        return 0;
+    }
+    double *acc = calloc((size_t)nu * nv * 4, sizeof *acc);
+    if (!acc) {
+        cd__det_free(&d);
+        return base_err_set(err, BASE_ENOMEM, "vis_cards_read: out of memory");
+    }
+    const double inset = 6;
+    for (int y = 0; y < d.h; y++)
+        for (int x = 0; x < d.w; x++) {
+            double tx = d.x0 + (x + 0.5) / d.ppm, ty = d.y0 + (y + 0.5) / d.ppm;
+            double u = tx * ca + ty * sa - g.phu, v = -tx * sa + ty * ca - g.phv;
+            int ku = (int)floor(u / g.pu), kv = (int)floor(v / g.pv);
+            if (ku < kumin || ku > kumax || kv < kvmin || kv > kvmax)
+                continue;
+            double fu = u - ku * g.pu, fv = v - kv * g.pv;
+            double *a = acc + 4 * ((kv - kvmin) * nu + (ku - kumin));
+            if (fu > inset && fu < g.pu - inset && fv > inset && fv < g.pv - inset) {
+                a[0] += 1;
+                a[1] += d.mask[y * d.w + x];
+            }
+            if (d.mask[y * d.w + x] && fu > 1 && fu < g.pu - 1 && fv > 1 && fv < g.pv - 1) {
+                a[2] += fu;
+                a[3] += fv;
+            }
+        }
+    for (int kv = kvmin; kv <= kvmax && rc == 0; kv++)
+        for (int ku = kumin; ku <= kumax && rc == 0; ku++) {
+            double *a = acc + 4 * ((kv - kvmin) * nu + (ku - kumin));
+            if (a[0] < 0.5 * (g.pu - 2 * inset) * (g.pv - 2 * inset) * d.ppm * d.ppm ||
+                a[1] < 0.6 * a[0] || out->ncards >= VIS_CARDS_MAX)
+                continue;
+            /* the card's centre: the cell centre, nudged toward the
+             * silhouette's centroid in the cell */
+            double cu = 0.5 * g.pu, cv = 0.5 * g.pv;
+            double cnt = 0;
+            /* a[2], a[3] are sums over mask pixels; their count is close
+             * to the cell's mask pixels */
+            cnt = a[1] * (g.pu - 2) * (g.pv - 2) / ((g.pu - 2 * inset) * (g.pv - 2 * inset));
+            if (cnt > 0) {
+                double mu = a[2] / cnt, mv = a[3] / cnt;
+                if (fabs(mu - cu) < 4)
+                    cu = mu;
+                if (fabs(mv - cv) < 4)
+                    cv = mv;
+            }
+            double u = g.phu + ku * g.pu + cu, v = g.phv + kv * g.pv + cv;
+            double tx = u * ca - v * sa, ty = u * sa + v * ca;
+            cd__patch p;
+            cd__card cr;
+            memset(&p, 0, sizeof p);
+            rc = cd__cut(c, top, vw, tx, ty, g.ang, &p, err);
+            if (rc == 0) {
+                cd__read_card(&p, &cr);
+                vis_card *o = &out->cards[out->ncards++];
+                memset(o, 0, sizeof *o);
+                o->gx = ku;
+                o->gy = kv;
+                o->x_mm = tx;
+                o->y_mm = ty;
+                o->face_down = cr.face_down;
+                o->rank = cr.face_down ? 0 : cr.rank;
+                o->suit = cr.face_down ? -1 : cr.suit;
+                o->rank_conf = cr.rank_conf;
+                o->suit_conf = cr.suit_conf;
+                o->pips = cr.pips;
+                o->court = cr.court;
+                o->conf = cr.rank_conf < cr.suit_conf ? cr.rank_conf : cr.suit_conf;
+                if (!cr.face_down && (o->rank == 0 || o->suit < 0))
+                    o->conf = 0;
+            }
+            cd__patch_free(&p);
+        }
+    free(acc);
+    cd__det_free(&d);
+    if (rc != 0)
+        return rc;
+    /* duplicates */
+    for (int i = 0; i < out->ncards; i++)
+        for (int j = i + 1; j < out->ncards; j++) {
+            vis_card *a = &out->cards[i], *b = &out->cards[j];
+            if (!a->face_down && !b->face_down && a->rank > 0 && a->suit >= 0 &&
+                a->rank == b->rank && a->suit == b->suit) {
+                a->duplicate = b->duplicate = true;
+            }
+        }
+    for (int i = 0; i < out->ncards; i++)
+        out->nduplicates += out->cards[i].duplicate;
+    return 0;
+}
+
+int vis_cards_survey(vis_cards *c, const vis_image *top, const vis_view *vw, vis_survey *out,
+                     base_err *err)
+{
+    cd__det d;
+    int rc;
+    if (!c || !out)
+        return base_err_set(err, BASE_EINVAL, "vis_cards_survey: NULL handle or output");
+    if ((rc = cd__check(top, vw, "vis_cards_survey", err)) != 0)
+        return rc;
+    memset(out, 0, sizeof *out);
+    if ((rc = cd__det_make(top, vw, &d, err)) != 0)
+        return rc;
+    cd__mask(&d);
+    cd__open(&d);
+    double x0 = 1e9, y0 = 1e9, x1 = -1e9, y1 = -1e9;
+    for (int y = 0; y < d.h; y++)
+        for (int x = 0; x < d.w; x++)
+            if (d.mask[y * d.w + x]) {
+                double tx = d.x0 + (x + 0.5) / d.ppm, ty = d.y0 + (y + 0.5) / d.ppm;
+                x0 = tx < x0 ? tx : x0;
+                y0 = ty < y0 ? ty : y0;
+                x1 = tx > x1 ? tx : x1;
+                y1 = ty > y1 ? ty : y1;
+            }
+    if (d.nmask > 0.3 * c->cw * c->ch * d.ppm * d.ppm) {
+        out->ncandidates = (int)(d.nmask / (c->cw * c->ch * d.ppm * d.ppm) + 0.5);
+        if (out->ncandidates < 1)
+            out->ncandidates = 1;
+        out->x0_mm = x0;
+        out->y0_mm = y0;
+        out->x1_mm = x1;
+        out->y1_mm = y1;
+    }
+    cd__det_free(&d);
+    return 0;
+}

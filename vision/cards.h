@@ -1,0 +1,75 @@
+/* vision/cards.h: reading playing cards (the game "cards", Cubes) off the
+ * table.
+ *
+ * Input is the rectified top-down view of the plane of the cards (calib's
+ * cal_rectify at the card thickness, ~0.3 mm), described by the same
+ * vis_view as Qwirkle's (vision/qwirkle.h).  The recogniser finds the
+ * cards (which may touch edge to edge, so they are separated by their
+ * outlines and the grid they lie on, not by the background alone), fits
+ * that grid (pitch from the card size, rotation, phase), and reads each
+ * card from features that hold for ordinary commercial decks rather than
+ * from pictures of one deck:
+ *   - the suit's colour (red or black; blue and green for four-colour
+ *     decks) and the shape of the suit symbols (the pips and the corner
+ *     index symbols), measured on the symbols themselves;
+ *   - the rank of 2..10 by counting the pips, of the ace by its single
+ *     centre pip, and of J Q K (the court picture says "court", the corner
+ *     index says which) by the stroke layout of the index letter;
+ *   - a card whose face shows little or no paper is face down.
+ * Every card gets a confidence; two cards read the same in one view are
+ * both flagged as duplicates (a misreading, or a second deck). */
+#ifndef TABLECAM_VISION_CARDS_H
+#define TABLECAM_VISION_CARDS_H
+
+#include <stdbool.h>
+
+#include "base.h"
+#include "cv.h"
+#include "qwirkle.h" /* vis_view, vis_survey: shared with the Qwirkle reader */
+
+#define VIS_CARDS_MAX 64
+
+/* One card read.  rank 1..13 (A..K) and suit 0..3 (S H D C, rules/'
+ * order), 0 and -1 when unreadable or face down. */
+typedef struct vis_card {
+    int gx, gy;         /* grid cell: gx along the cards' short side */
+    int rank, suit;
+    bool face_down;
+    bool duplicate;     /* another card in this view reads the same */
+    double x_mm, y_mm;  /* the card's centre on the table */
+    float conf;         /* 0..1: how sure the whole reading is */
+    float rank_conf, suit_conf;
+    int pips;           /* centre pips counted (0 for a court card) */
+    bool court;         /* a court picture was seen */
+} vis_card;
+
+typedef struct vis_cards_reading {
+    int ncards;
+    vis_card cards[VIS_CARDS_MAX];
+    int nduplicates;        /* cards flagged duplicate */
+    bool hand;              /* something not a card lies over the cards */
+    double grid_angle_deg;  /* the grid's x axis (the short side) against the table's */
+    double pitch_x_mm, pitch_y_mm;
+    double phase_x_mm, phase_y_mm; /* a cell corner, in grid coordinates */
+} vis_cards_reading;
+
+typedef struct vis_cards vis_cards;
+
+/* card_w_mm x card_h_mm: the card size and so the grid pitch; 0, 0 for
+ * poker cards (63 x 88). */
+int vis_cards_new(double card_w_mm, double card_h_mm, vis_cards **out, base_err *err);
+void vis_cards_free(vis_cards *c);
+
+/* Where the cards are in a full view of the play area (not a roi), best at
+ * about one pixel a millimetre: ncandidates is the number of card-sized
+ * cells covered, x0..y1 their bounding box in table mm (only hand, hand_mm2
+ * and the box are meaningful; dark is 0). */
+int vis_cards_survey(vis_cards *c, const vis_image *top, const vis_view *view, vis_survey *out,
+                     base_err *err);
+
+/* Reads the view: best at 2..3 pixels a millimetre (the corner indices are
+ * small).  BASE_EINVAL names a bad view or image. */
+int vis_cards_read(vis_cards *c, const vis_image *top, const vis_view *view,
+                   vis_cards_reading *out, base_err *err);
+
+#endif
