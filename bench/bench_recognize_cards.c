@@ -8,10 +8,10 @@
  *   bench_recognize_cards [FRAMES] [WIDTH HEIGHT] [--clean] [--dump DIR]
  *                         [--cache DIR] [-v]
  *
- * The frame -> reading glue is its own (referee/reader.c does not read
- * cards yet): find the mat, white balance from the markers' white margins,
- * a coarse survey of the play area, then the cards' part of the table
- * rectified finely and read.  --dump writes each missed frame's view;
+ * Frames are read by ref_reader, the path of `tablecam recognize` and of
+ * the live referee (mat, white balance, a coarse survey, then the cards'
+ * part of the table rectified finely and read).  --dump writes each missed
+ * frame;
  * --cache keeps the frames used in DIR (rendered on the first run, read
  * back on later ones: delete DIR after the simulator changes); -v names
  * every missed card. */
@@ -26,12 +26,11 @@
 
 #include "calib.h"
 #include "cards.h"
+#include "referee.h"
 #include "rules.h"
 #include "sim.h"
 
 #define SEED0 910000
-#define CARD_Z_MM 0.35
-#define MARGIN_MM 10.0
 
 static double bench_cpu_now(void)
 {
@@ -41,97 +40,6 @@ static double bench_cpu_now(void)
 }
 
 /* White balance from the white margins around the found markers. */
-static void white(const cal_mat_fit *fit, cal_mat m, const vis_image *img, float gain[3])
-{
-    double sum[3] = {0, 0, 0};
-    int n = 0;
-    gain[0] = gain[1] = gain[2] = 1.f;
-    for (int id = 0; id < 4; id++) {
-        vis_point c[4];
-        if (!(fit->found & (1u << id)))
-            continue;
-        cal_mat_marker_corners(m, id, c);
-        double cx = 0.25 * (c[0].x + c[1].x + c[2].x + c[3].x),
-               cy = 0.25 * (c[0].y + c[1].y + c[2].y + c[3].y);
-        for (int k = 0; k < 4; k++) {
-            double mx = 0.5 * (c[k].x + c[(k + 1) % 4].x), my = 0.5 * (c[k].y + c[(k + 1) % 4].y);
-            double dx = mx - cx, dy = my - cy, len = m.s / 2;
-            vis_point p = vis_homography_apply(
-                fit->table_to_img, (vis_point){mx + dx / len * m.s / 12, my + dy / len * m.s / 12});
-            int x = (int)(p.x + 0.5), y = (int)(p.y + 0.5);
-            if (x < 0 || y < 0 || x >= img->width || y >= img->height)
-                continue;
-            const unsigned char *px = img->data + (size_t)y * img->stride + 3 * x;
-            for (int ch = 0; ch < 3; ch++)
-                sum[ch] += px[ch];
-            n++;
-        }
-    }
-    if (n < 4)
-        return;
-    double grey = (sum[0] + sum[1] + sum[2]) / 3;
-    for (int ch = 0; ch < 3; ch++)
-        if (sum[ch] > 0) {
-            double g = grey / sum[ch];
-            gain[ch] = (float)(g < 0.5 ? 0.5 : g > 2 ? 2 : g);
-        }
-}
-
-/* One frame to a reading: what referee/reader.c would do for cards. */
-static int read_frame(vis_aruco *det, vis_cards *cr, const vis_image *img, vis_cards_reading *out,
-                      vis_image **top_out, base_err *e)
-{
-    cal_mat m = cal_mat_default();
-    cal_mat_fit fit;
-    vis_view view;
-    vis_survey sv;
-    vis_image *top = NULL;
-    int rc;
-    *top_out = NULL;
-    memset(out, 0, sizeof *out);
-    rc = vis_aruco_set_decimate(det, 2, e);
-    if (rc == 0)
-        rc = cal_mat_locate(det, img, m, NULL, &fit, e);
-    if (rc != 0 || fit.nfound < 4) {
-        cal_mat_fit full;
-        if (vis_aruco_set_decimate(det, 1, e) == 0 &&
-            cal_mat_locate(det, img, m, NULL, &full, e) == 0 &&
-            (rc != 0 || full.nfound > fit.nfound)) {
-            fit = full;
-            rc = 0;
-        }
-    }
-    if (rc != 0)
-        return rc;
-    memset(&view, 0, sizeof view);
-    view.mat_w = m.w;
-    view.mat_h = m.h;
-    view.marker_mm = m.s;
-    white(&fit, m, img, view.gain);
-    view.px_per_mm = 1.0;
-    view.margin_mm = MARGIN_MM;
-    if ((rc = cal_rectify(img, &fit, m, NULL, CARD_Z_MM, view.px_per_mm, MARGIN_MM, &top, e)) != 0)
-        return rc;
-    rc = vis_cards_survey(cr, top, &view, &sv, e);
-    vis_image_free(top);
-    if (rc != 0 || sv.ncandidates == 0)
-        return rc;
-    double cx = 0.5 * (sv.x0_mm + sv.x1_mm), cy = 0.5 * (sv.y0_mm + sv.y1_mm);
-    double cam = cal_mat_px_per_mm(&fit, cx, cy), ppm = 1.5 * cam;
-    ppm = ppm < 1.5 ? 1.5 : ppm > 3.0 ? 3.0 : ppm;
-    view.roi = true;
-    view.px_per_mm = ppm;
-    view.cam_px_per_mm = cam;
-    view.x0_mm = sv.x0_mm - 20;
-    view.y0_mm = sv.y0_mm - 20;
-    if ((rc = cal_rectify_roi(img, &fit, NULL, CARD_Z_MM, ppm, view.x0_mm, view.y0_mm,
-                              sv.x1_mm - sv.x0_mm + 40, sv.y1_mm - sv.y0_mm + 40, &top, e)) != 0)
-        return rc;
-    rc = vis_cards_read(cr, top, &view, out, e);
-    *top_out = top;
-    return rc;
-}
-
 typedef struct cmp {
     int matched, rank_ok, suit_ok, fp, fn;
 } cmp;
@@ -218,7 +126,7 @@ static bool compare(const rules_piece *truth, int nt, const vis_cards_reading *r
 
 int main(int argc, char **argv)
 {
-    int want = 200, width = 1280, height = 960, frames = 0, exact = 0, errors = 0, dups = 0;
+    int want = 200, width = 1280, height = 960, frames = 0, exact = 0, errors = 0;
     bool clean = false, verbose = false;
     const char *dump = NULL, *cache = NULL;
     FILE *idx = NULL;
@@ -226,8 +134,7 @@ int main(int argc, char **argv)
     double ms = 0;
     cmp c;
     base_err e;
-    vis_aruco *det = NULL;
-    vis_cards *cr = NULL;
+    ref_reader *reader = NULL;
     vis_cards_reading *rd = malloc(sizeof *rd);
     rules_piece truth[64];
 
@@ -247,8 +154,8 @@ int main(int argc, char **argv)
         } else
             want = atoi(argv[i]);
     }
-    if (!rd || vis_aruco_new(VIS_ARUCO_4X4_50, &det, &e) != 0 || vis_cards_new(0, 0, &cr, &e) != 0) {
-        fprintf(stderr, "bench_recognize_cards: %s\n", e.msg);
+    if (!rd) {
+        fprintf(stderr, "bench_recognize_cards: out of memory\n");
         return 1;
     }
     if (cache) {
@@ -275,9 +182,9 @@ int main(int argc, char **argv)
             fprintf(stderr, "bench_recognize_cards: %s\n", e.msg);
             return 1;
         }
-        /* a fresh recogniser per camera: no axes carried over */
-        vis_cards_free(cr);
-        vis_cards_new(0, 0, &cr, &e);
+        /* a fresh reader per camera: no mat fit or axes carried over */
+        ref_reader_free(reader);
+        reader = NULL;
         int k = 0, nstable = 0;
         for (;;) {
             if (frames >= want || nstable >= 8)
@@ -327,9 +234,30 @@ int main(int argc, char **argv)
             for (const cJSON *p = ps ? ps->child : NULL; p && nt < 64; p = p->next)
                 if (rules_piece_from_json("cards", p, &truth[nt], NULL) == 0)
                     nt++;
-            vis_image *top = NULL;
             double t0 = bench_cpu_now();
-            int rc = read_frame(det, cr, img, rd, &top, &e);
+            int rc;
+            {
+                /* the path the referee and `tablecam recognize` take */
+                static ref_reading rr;
+                if (!reader) {
+                    ref_reader_config rcfg = {"cards", NULL, NULL, 0};
+                    if (ref_reader_new(&rcfg, &reader, &e) != 0) {
+                        fprintf(stderr, "bench_recognize_cards: %s\n", e.msg);
+                        return 1;
+                    }
+                }
+                rc = ref_reader_read(reader, img, &rr, &e);
+                memset(rd, 0, sizeof *rd);
+                for (int i = 0; rc == 0 && i < rr.n && i < VIS_CARDS_MAX; i++) {
+                    vis_card *vc = &rd->cards[rd->ncards++];
+                    vc->gx = rr.pieces[i].x;
+                    vc->gy = rr.pieces[i].y;
+                    vc->face_down = rr.pieces[i].c;
+                    vc->rank = vc->face_down ? 0 : rr.pieces[i].a;
+                    vc->suit = vc->face_down ? -1 : rr.pieces[i].b;
+                    vc->conf = rr.conf[i];
+                }
+            }
             double dt = (bench_cpu_now() - t0) * 1000;
             frames++;
             ms += dt;
@@ -341,18 +269,12 @@ int main(int argc, char **argv)
             } else {
                 bool ok = compare(truth, nt, rd, &c, verbose, seed, k);
                 exact += ok;
-                dups += rd->nduplicates > 0;
                 if (!ok && dump) {
                     char path[600];
                     snprintf(path, sizeof path, "%s/miss-%llu-%d.png", dump, seed, k);
                     vis_image_write(path, img, 0, NULL);
-                    if (top) {
-                        snprintf(path, sizeof path, "%s/miss-%llu-%d-top.png", dump, seed, k);
-                        vis_image_write(path, top, 0, NULL);
-                    }
                 }
             }
-            vis_image_free(top);
             cJSON_Delete(t);
             free(tj);
             vis_image_free(img);
@@ -368,13 +290,12 @@ int main(int argc, char **argv)
            c.matched + c.fn ? (double)c.matched / (c.matched + c.fn) : 0, c.matched, c.fp, c.fn);
     printf("per card: rank %.4f  suit %.4f  (of the cards found)\n",
            c.matched ? (double)c.rank_ok / c.matched : 0, c.matched ? (double)c.suit_ok / c.matched : 0);
-    printf("mat not found / read failed: %d frames; duplicates flagged in %d frames\n", errors, dups);
+    printf("mat not found / read failed: %d frames\n", errors);
     printf("whole board exact: %.2f%% (target 99%%) %s\n", frames ? 100.0 * exact / frames : 0,
            exact >= 0.99 * frames ? "PASS" : "MISS");
     printf("time: %.2f ms CPU per frame (target < 15 ms) %s\n", frames ? ms / frames : 0,
            frames && ms / frames < 15 ? "PASS" : "MISS");
-    vis_cards_free(cr);
-    vis_aruco_free(det);
+    ref_reader_free(reader);
     free(rd);
     return 0;
 }
