@@ -516,6 +516,45 @@ static void roundtrip(void **state, const char *game)
                                               : "\"state\":\"abandoned\""));
         free(fin);
     }
+    /* Every game's board is drawn as SVG after the last move: a document
+     * whose title counts the pieces the store holds for that position. */
+    {
+        th_run svg;
+        char at[16], want[64];
+        int last = th_count_lines(ref.out) - 1, npieces = 0;
+        snprintf(at, sizeof at, "%d", last);
+        RUN(&svg, NULL, "show", "--db", f->db, "--at", at, "--svg", id);
+        if (svg.status != 0)
+            fail_msg("show --svg %s: %s", game, svg.err);
+        assert_memory_equal(svg.out, "<?xml", 5);
+        assert_non_null(strstr(svg.out, "</svg>\n"));
+        {
+            /* the pieces on the table after the record, by the engine */
+            rules_game *g = NULL;
+            char *h = th_line(rec, 0);
+            cJSON *hj = cJSON_Parse(h);
+            assert_int_equal(rules_game_new(game, hj, NULL, &g), 0);
+            for (int i = 1; i < th_count_lines(rec); i++) {
+                char *l = th_line(rec, i);
+                cJSON *ej = cJSON_Parse(l);
+                rules_move mv;
+                rules_verdict v;
+                int pl;
+                if (rules_event_from_json(game, ej, &pl, &mv, NULL) == 0)
+                    rules_apply(g, pl, &mv, &v);
+                cJSON_Delete(ej);
+                free(l);
+            }
+            npieces = rules_position(g, NULL, 0);
+            rules_game_free(g);
+            cJSON_Delete(hj);
+            free(h);
+        }
+        snprintf(want, sizeof want, "<title>%s position, %d ", game, npieces);
+        if (!strstr(svg.out, want))
+            fail_msg("%s: the SVG does not say %s...: %.200s", game, want, svg.out);
+        th_run_free(&svg);
+    }
     {
         int places = 0;
         for (const char *p = rec; (p = strstr(p, "\"type\":\"place\"")); p++)

@@ -1,7 +1,8 @@
 /* ui/board.h: drawing a stored position for review, as text for a
  * terminal and as an SVG document for a browser.  One drawing per game:
- * qwirkle (coloured shapes on black cubes) so far; the other games fall
- * back to a list of their pieces in text and have no SVG yet.
+ * qwirkle (coloured shapes on black cubes) as text and SVG; the other
+ * games as SVG (cards, the cube2 board, stack4's four levels, cubed's
+ * hexagons) and as a list of their pieces in text.
  *
  * A position is the JSON of FORMATS.md 1 ({"game":G,"pieces":[...]}), as
  * the match store keeps it after every event. */

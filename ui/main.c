@@ -36,7 +36,7 @@ static const ui_command ui__commands[] = {
      "[--illegal P] [--fps F] [--players N] [--mat WxH:S] [--clean] [--no-hands]", ui_cmd_sim},
     {"serve", "the web app: live page and match history in a browser",
      "[--db FILE] [--http ADDR] [--token T]", ui_cmd_serve},
-    {"recognize", "read the pieces off one photograph of the table (qwirkle)",
+    {"recognize", "read the pieces off one photograph of the table (qwirkle, cards)",
      "--game G [--mat WxH:S] [--profile NAME|FILE] [--lens NAME|FILE] [--db FILE] IMAGE",
      ui_cmd_recognize},
     {"calibrate", "print the lens board, calibrate the lens or the colours, list profiles",
