@@ -48,8 +48,10 @@ static void on_event(void *ctx, const ref_event *ev)
     lat *l = ctx;
     mem *m = l->m;
     int k = m->next - 1;
-    (void)ev;
     l->events++;
+    /* a move or an illegal move ends a hand's visit; questions do not */
+    if (ev->kind != REF_EV_MOVE && ev->kind != REF_EV_ILLEGAL)
+        return;
     /* back to the first frame of this still period: when the hand left */
     while (k > 0 && m->stable[k - 1])
         k--;
