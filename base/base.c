@@ -121,3 +121,10 @@ double base_rng_unit(base_rng *r)
 {
     return (double)(base_rng_next(r) >> 11) * 0x1.0p-53;
 }
+
+double base_cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}

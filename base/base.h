@@ -113,6 +113,10 @@ void base_log(int level, const char *module, const char *fmt, ...)
 /* Monotonic clock in seconds, for timing and for stillness windows. */
 double base_now(void);
 
+/* CPU time of the calling thread in seconds: what benchmarks report, so
+ * that a busy machine does not inflate the figures. */
+double base_cpu_now(void);
+
 /* ---- random numbers ---- */
 
 /* The project's one seeded, reproducible generator: splitmix64 (Steele,

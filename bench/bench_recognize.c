@@ -26,13 +26,6 @@
 
 #define SEED0 900000
 
-static double bench_cpu_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 typedef struct cmp {
     int tp, fp, fn;
     int color_conf[6][7]; /* truth x read (6 = missing) */
@@ -262,9 +255,9 @@ int main(int argc, char **argv)
             }
             /* CPU time of this thread: the machine may be busy with other
              * work, and the target is one core's time. */
-            double t0 = bench_cpu_now();
+            double t0 = base_cpu_now();
             int rc = ref_reader_read(rd, img, reading, &e);
-            double dt = (bench_cpu_now() - t0) * 1000;
+            double dt = (base_cpu_now() - t0) * 1000;
             if (verbose && dt > 20)
                 printf("slow: seed %llu frame %d: %.1f ms\n", (unsigned long long)seed, k, dt);
             if (stable) {

@@ -32,14 +32,6 @@
 
 #define SEED0 910000
 
-static double bench_cpu_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-/* White balance from the white margins around the found markers. */
 typedef struct cmp {
     int matched, rank_ok, suit_ok, fp, fn;
 } cmp;
@@ -234,7 +226,7 @@ int main(int argc, char **argv)
             for (const cJSON *p = ps ? ps->child : NULL; p && nt < 64; p = p->next)
                 if (rules_piece_from_json("cards", p, &truth[nt], NULL) == 0)
                     nt++;
-            double t0 = bench_cpu_now();
+            double t0 = base_cpu_now();
             int rc;
             {
                 /* the path the referee and `tablecam recognize` take */
@@ -258,7 +250,7 @@ int main(int argc, char **argv)
                     vc->conf = rr.conf[i];
                 }
             }
-            double dt = (bench_cpu_now() - t0) * 1000;
+            double dt = (base_cpu_now() - t0) * 1000;
             frames++;
             ms += dt;
             if (rc != 0) {

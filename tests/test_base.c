@@ -55,6 +55,16 @@ static void test_clock_monotonic(void **state)
     double a = base_now(), b = base_now();
     assert_true(b >= a);
     assert_true(a > 0);
+    /* thread CPU time grows with work done */
+    {
+        volatile double x = 0;
+        double c0 = base_cpu_now(), c1;
+        for (int i = 0; i < 3000000; i++)
+            x += i * 0.5;
+        c1 = base_cpu_now();
+        assert_true(c1 > c0);
+        assert_true(c0 >= 0);
+    }
 }
 
 /* splitmix64's published first outputs (the reference implementation's
