@@ -2,7 +2,8 @@
  * (30 per second, hands and all) are rendered first and kept in memory, so
  * that the loop alone is timed.  Prints the frames per second the loop
  * sustains (target: 30, the camera's rate) and the time from the hand
- * leaving the table to the announcement (target under 300 ms at 30 fps).
+ * leaving the table to the announcement (target under 300 ms at 30 fps),
+ * on a clock that runs as a real camera's would (see mem below).
  *
  *   bench_referee_loop [FRAMES] [--seed N]
  */
@@ -15,23 +16,33 @@
 #include "referee.h"
 #include "sim.h"
 
+/* The camera runs in real time while the loop may fall behind: a virtual
+ * clock starts each frame's processing at the later of its arrival and the
+ * end of the previous frame's, and advances by the wall time the loop
+ * really spends on it.  An announcement's time is that clock's reading
+ * at the moment it is made, so reading time and any backlog count. */
 typedef struct mem {
     vis_image **frames;
     double *t;
-    bool *stable;
+    bool *away;     /* the hand has gone: nothing moves in view (truth) */
     int n, next;
-    double now; /* time of the frame the loop is on */
+    double vstart;  /* virtual time the current frame's processing began */
+    double wstart;  /* wall time it began */
 } mem;
+
+static double mem_vnow(const mem *m) { return m->vstart + (base_now() - m->wstart); }
 
 static int mem_read(void *self, vis_image **frame, double *t, base_err *err)
 {
     mem *m = self;
+    double vend = m->next > 0 ? mem_vnow(m) : 0;
     if (m->next >= m->n)
         return base_err_set(err, BASE_EEOF, "end");
     vis_image_clone(m->frames[m->next], frame, NULL);
     *t = m->t[m->next];
-    m->now = *t;
+    m->vstart = vend > *t ? vend : *t;
     m->next++;
+    m->wstart = base_now();
     return 0;
 }
 
@@ -41,6 +52,7 @@ typedef struct lat {
     mem *m;
     double sum, max;
     int n, events;
+    int last_k; /* the hand's leaving already timed */
 } lat;
 
 static void on_event(void *ctx, const ref_event *ev)
@@ -49,14 +61,23 @@ static void on_event(void *ctx, const ref_event *ev)
     mem *m = l->m;
     int k = m->next - 1;
     l->events++;
-    /* a move or an illegal move ends a hand's visit; questions do not */
-    if (ev->kind != REF_EV_MOVE && ev->kind != REF_EV_ILLEGAL)
+    /* what a hand's visit leads to: a move, an illegal move, a take-back
+     * or a question (the first of them counts) */
+    if (ev->kind != REF_EV_MOVE && ev->kind != REF_EV_ILLEGAL && ev->kind != REF_EV_TAKEBACK &&
+        ev->kind != REF_EV_CONFIRM)
         return;
-    /* back to the first frame of this still period: when the hand left */
-    while (k > 0 && m->stable[k - 1])
+    /* back to when the hand left */
+    while (k > 0 && m->away[k - 1])
         k--;
+    if (!m->away[k] || k == l->last_k)
+        return;
+    l->last_k = k;
     {
-        double ms = (m->now - m->t[k]) * 1000;
+        double ms = (mem_vnow(m) - m->t[k]) * 1000;
+        if (getenv("BENCH_VERBOSE"))
+            printf("  event %d: hand gone at frame %d, announced while on frame %d, %.0f ms "
+                   "(%.0f ms behind that frame)\n",
+                   ev->kind, k, m->next - 1, ms, (mem_vnow(m) - m->t[m->next - 1]) * 1000);
         l->sum += ms;
         l->n++;
         if (ms > l->max)
@@ -70,6 +91,7 @@ int main(int argc, char **argv)
     unsigned long long seed = 4242;
     mem m = {0};
     lat la = {0};
+    la.last_k = -1;
     sim_options o;
     sim_stream *s = NULL;
     base_err e;
@@ -93,7 +115,7 @@ int main(int argc, char **argv)
     }
     m.frames = calloc((size_t)want, sizeof *m.frames);
     m.t = calloc((size_t)want, sizeof *m.t);
-    m.stable = calloc((size_t)want, sizeof *m.stable);
+    m.away = calloc((size_t)want, sizeof *m.away);
     fprintf(stderr, "rendering %d frames...\n", want);
     while (m.n < want) {
         char *tj;
@@ -101,7 +123,8 @@ int main(int argc, char **argv)
             break;
         cJSON *t = cJSON_Parse(tj);
         m.t[m.n] = m.n / o.fps;
-        m.stable[m.n] = cJSON_IsTrue(cJSON_GetObjectItem(t, "stable"));
+        /* the hand has left: nothing moves in the frame any more */
+        m.away[m.n] = cJSON_IsTrue(cJSON_GetObjectItem(t, "stable"));
         cJSON_Delete(t);
         free(tj);
         m.n++;
@@ -141,8 +164,7 @@ int main(int argc, char **argv)
         if (la.n)
             printf("hand gone -> announcement: mean %.0f ms, max %.0f ms over %d announcements "
                    "(target < 300 ms) %s\n",
-                   la.sum / la.n + st.max_latency_ms, la.max + st.max_latency_ms, la.n,
-                   la.max + st.max_latency_ms < 300 ? "PASS" : "MISS");
+                   la.sum / la.n, la.max, la.n, la.max < 300 ? "PASS" : "MISS");
         else
             printf("hand gone -> announcement: no announcement was made\n");
         ref_loop_free(loop);
@@ -155,6 +177,6 @@ int main(int argc, char **argv)
         vis_image_free(m.frames[i]);
     free(m.frames);
     free(m.t);
-    free(m.stable);
+    free(m.away);
     return 0;
 }

@@ -35,6 +35,7 @@ typedef struct run {
     int ntl, nti;
     mv said[MAXM]; /* legal moves announced, take-backs applied */
     int nsaid, illegal_said, confirms;
+    bool verbose;
 } run;
 
 static int cmp_int(const void *a, const void *b) { return *(const int *)a - *(const int *)b; }
@@ -64,6 +65,12 @@ static int cap_read(void *self, vis_image **frame, double *t, base_err *err)
             move.type == RULES_MOVE_PLACE) {
             bool legal = cJSON_IsTrue(cJSON_GetObjectItem(m, "legal"));
             mv *x = legal ? &r->truth_legal[r->ntl] : &r->truth_illegal[r->nti];
+            if (r->verbose) {
+                char *txt = cJSON_PrintUnformatted(ev);
+                printf("  truth  t=%.1f s player %d %s %s\n", r->frame / r->fps, player,
+                       legal ? "legal" : "ILLEGAL", txt ? txt : "");
+                free(txt);
+            }
             if ((legal ? r->ntl : r->nti) < MAXM) {
                 mv_from_pieces(x, move.pieces, move.npieces);
                 x->player = player;
@@ -87,6 +94,8 @@ static void cap_close(void *self) { (void)self; }
 static void on_event(void *ctx, const ref_event *ev)
 {
     run *r = ctx;
+    if (r->verbose)
+        printf("  said   t=%.1f s kind %d: %s\n", r->frame / r->fps, ev->kind, ev->text);
     if (ev->kind == REF_EV_MOVE && ev->move && ev->move->type == RULES_MOVE_PLACE && r->nsaid < MAXM) {
         mv *m = &r->said[r->nsaid++];
         mv_from_pieces(m, ev->move->pieces, ev->move->npieces);
@@ -114,11 +123,16 @@ int main(int argc, char **argv)
     int undetectable = 0, confirms = 0;
     unsigned long long seed0 = 700;
     double t0 = base_now();
+    bool verbose = false;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--moves") && i + 1 < argc)
             moves = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--seed") && i + 1 < argc)
             seed0 = strtoull(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "-v"))
+            verbose = true;
+        else if (!strcmp(argv[i], "-vv"))
+            verbose = true, base_log_set_level(BASE_LOG_DEBUG);
         else if (!strcmp(argv[i], "--size") && i + 1 < argc)
             sscanf(argv[++i], "%dx%d", &w, &h);
         else
@@ -145,6 +159,7 @@ int main(int argc, char **argv)
         o.max_moves = moves;
         o.illegal = 0.15;
         r->fps = o.fps;
+        r->verbose = verbose;
         if (sim_stream_new("qwirkle", seed0 + (unsigned)k, &o, &r->s, &e) != 0 ||
             ref_reader_new(&rc, &rd, &e) != 0 || ref_new(&cfg, &e, &ref) != 0) {
             fprintf(stderr, "bench_referee_truth: %s\n", e.msg);

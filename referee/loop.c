@@ -1,6 +1,6 @@
 /* referee/loop.c: the live loop (see referee.h). */
 #define _POSIX_C_SOURCE 200809L
-#include "referee.h"
+#include "internal.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -32,6 +32,7 @@ struct ref_loop {
     ref_reading *reading;       /* the combined reading */
     ref_reading *acc;           /* REF__FUSE readings of one still period */
     int nacc;
+    bool gave_up;        /* this still period showed a hand or no mat: read no more */
     vis_image *prev;     /* the last frame, small and grey */
     double last_overlay;
 };
@@ -202,7 +203,30 @@ static void ref__sleep_until(double t)
 
 /* The same board read on REF__FUSE successive still frames: noise and
  * flicker differ from frame to frame, so a piece counts when most
- * readings see it, with the attributes most of the confidence agrees on. */
+ * readings see it.  Each reading of a piece is a small distribution over
+ * what it is (the reading itself with its confidence, its alternatives
+ * with theirs); the distributions are averaged over the frames, so a cell
+ * seen by 2 of 3 keeps at most 2/3 of the confidence, and the likeliest
+ * identity wins with the others kept as alternatives. */
+typedef struct ref__cand {
+    rules_piece p;
+    float w;
+} ref__cand;
+
+static void ref__cand_add(ref__cand *c, int *n, int cap, const rules_piece *p, float w)
+{
+    for (int i = 0; i < *n; i++)
+        if (ref__same_piece(&c[i].p, p)) {
+            c[i].w += w;
+            return;
+        }
+    if (*n < cap) {
+        c[*n].p = *p;
+        c[*n].w = w;
+        (*n)++;
+    }
+}
+
 static void ref__fuse(ref_loop *l, ref_reading *out)
 {
     const ref_reading *r0 = &l->acc[0];
@@ -237,9 +261,9 @@ static void ref__fuse(ref_loop *l, ref_reading *out)
     for (int k = 0; k < l->nacc; k++)
         for (int j = 0; j < l->acc[k].n; j++) {
             const rules_piece *p = &l->acc[k].pieces[j];
-            int x = p->x + dx[k], y = p->y + dy[k], seen = 0;
-            float wsum[RULES_NCOLORS * RULES_NSHAPES] = {0}, total = 0, bestw = -1;
-            int besta = 0, bestb = 0;
+            int x = p->x + dx[k], y = p->y + dy[k], seen = 0, nc = 0, best = 0;
+            ref__cand cand[REF__FUSE * (1 + REF_MAX_ALT)];
+            ref_alts *alt = &out->alt[out->n];
             bool done = false;
             for (int i = 0; i < out->n && !done; i++)
                 done = out->pieces[i].x == x && out->pieces[i].y == y;
@@ -248,29 +272,41 @@ static void ref__fuse(ref_loop *l, ref_reading *out)
             for (int q = 0; q < l->nacc; q++)
                 for (int m = 0; m < l->acc[q].n; m++) {
                     const rules_piece *o = &l->acc[q].pieces[m];
+                    const ref_alts *oa = &l->acc[q].alt[m];
+                    float c = l->acc[q].conf[m] > 0.02f ? l->acc[q].conf[m] : 0.02f;
                     if (o->x + dx[q] != x || o->y + dy[q] != y)
                         continue;
                     seen++;
-                    if (o->a < RULES_NCOLORS && o->b < RULES_NSHAPES)
-                        wsum[o->a * RULES_NSHAPES + o->b] += 0.05f + l->acc[q].conf[m];
-                    total += l->acc[q].conf[m];
+                    ref__cand_add(cand, &nc, (int)(sizeof cand / sizeof cand[0]), o, c);
+                    for (int a = 0; a < oa->n; a++)
+                        ref__cand_add(cand, &nc, (int)(sizeof cand / sizeof cand[0]), &oa->p[a],
+                                      c * oa->w[a]);
                     break;
                 }
-            if (2 * seen <= l->nacc)
+            if (2 * seen <= l->nacc || nc == 0)
                 continue; /* a minority saw it */
-            for (int v = 0; v < RULES_NCOLORS * RULES_NSHAPES; v++)
-                if (wsum[v] > bestw) {
-                    bestw = wsum[v];
-                    besta = v / RULES_NSHAPES;
-                    bestb = v % RULES_NSHAPES;
-                }
-            out->pieces[out->n] = *p;
+            for (int c = 1; c < nc; c++)
+                if (cand[c].w > cand[best].w)
+                    best = c;
+            out->pieces[out->n] = cand[best].p;
             out->pieces[out->n].x = (int16_t)x;
             out->pieces[out->n].y = (int16_t)y;
-            out->pieces[out->n].a = (uint8_t)besta;
-            out->pieces[out->n].b = (uint8_t)bestb;
-            /* agreement scales the confidence: 2 of 3 readings count 2/3 */
-            out->conf[out->n] = total / l->nacc * (bestw / (total + 0.05f * seen));
+            out->conf[out->n] = cand[best].w / (float)l->nacc;
+            alt->n = 0;
+            /* the runners-up, likeliest first */
+            while (alt->n < REF_MAX_ALT) {
+                int nx = -1;
+                for (int c = 0; c < nc; c++)
+                    if (c != best && cand[c].w > 0 && (nx < 0 || cand[c].w > cand[nx].w))
+                        nx = c;
+                if (nx < 0)
+                    break;
+                alt->p[alt->n] = cand[nx].p;
+                alt->p[alt->n].x = (int16_t)x;
+                alt->p[alt->n].y = (int16_t)y;
+                alt->w[alt->n++] = cand[nx].w / cand[best].w;
+                cand[nx].w = 0;
+            }
             out->x_mm[out->n] = l->acc[k].x_mm[j];
             out->y_mm[out->n] = l->acc[k].y_mm[j];
             out->n++;
@@ -289,6 +325,7 @@ static void ref__judge(ref_loop *l, const vis_image *frame, double t0)
     vis_image_encode(frame, VIS_FORMAT_JPEG, 80, &jpeg, &len, NULL);
     v.pieces = rd->pieces;
     v.conf = rd->conf;
+    v.alt = rd->alt;
     v.n = rd->n;
     v.mover = -1;
     v.jpeg = jpeg;
@@ -326,6 +363,7 @@ static bool ref__read(ref_loop *l, const vis_image *frame)
         ref__overlay(l, frame, rc == 0 ? rd : NULL);
         l->last_overlay = base_now();
         l->nacc = 0;
+        l->gave_up = true;
         return false;
     }
     l->nacc++;
@@ -349,7 +387,8 @@ int ref_loop_run(ref_loop *l, base_err *err)
             rc = 0;
             /* A file ends on a still table: judge what was read, or read
              * the last frame if the window had not passed yet. */
-            if (last && l->nacc == 0 && l->still.still_since >= 0 && !l->still.fired) {
+            if (last && l->nacc == 0 && l->still.still_since >= 0 && !l->still.fired &&
+                !l->gave_up) {
                 t_still = base_now();
                 ref__read(l, last);
             }
@@ -366,22 +405,37 @@ int ref_loop_run(ref_loop *l, base_err *err)
         pthread_mutex_unlock(&l->mu);
         motion = ref__motion(l, frame);
         BASE_DEBUG("referee", "frame %d t=%.3f motion=%.4f", l->stats.frames, t, motion);
+        /* The frames are read as soon as the table stops moving, so that
+         * the judgement is ready the moment it has stayed still for the
+         * window; the window only confirms that the hand has gone rather
+         * than paused. */
         if (ref_still_feed(&l->still, t, motion, false)) {
-            /* still long enough: the first reading of this period */
-            t_still = base_now();
-            l->nacc = 0;
-            if (ref__read(l, frame) && l->nacc == REF__FUSE)
+            /* still for the whole window: judge, reading on if need be */
+            if (l->nacc < REF__FUSE && !l->gave_up) {
+                if (l->nacc == 0)
+                    t_still = base_now();
+                ref__read(l, frame);
+            }
+            if (l->nacc == REF__FUSE)
                 ref__judge(l, frame, t_still);
-        } else if (l->nacc > 0 && l->still.still_since >= 0) {
-            /* still still: more readings of the same board */
-            if (ref__read(l, frame) && l->nacc == REF__FUSE)
+        } else if (l->still.still_since >= 0 && !l->gave_up &&
+                   (!l->still.fired ? l->nacc < REF__FUSE : l->nacc > 0)) {
+            /* still, within the window (or after it, short of readings) */
+            if (l->nacc == 0)
+                t_still = base_now();
+            if (ref__read(l, frame) && l->still.fired && l->nacc == REF__FUSE)
                 ref__judge(l, frame, t_still);
-        } else {
+        } else if (l->still.still_since < 0) {
             l->nacc = 0; /* it moved: those readings are stale */
+            l->gave_up = false;
             if (l->cfg.overlay_every_s > 0 && base_now() - l->last_overlay >= l->cfg.overlay_every_s) {
                 ref__overlay(l, frame, NULL);
                 l->last_overlay = base_now();
             }
+        } else if (l->cfg.overlay_every_s > 0 &&
+                   base_now() - l->last_overlay >= l->cfg.overlay_every_s) {
+            ref__overlay(l, frame, NULL); /* a still table, already judged */
+            l->last_overlay = base_now();
         }
         vis_image_free(last);
         last = frame;

@@ -1,6 +1,7 @@
 /* referee/reader.c: one camera frame to a reading of the pieces. */
 #include "referee.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -289,6 +290,37 @@ static int ref__prepare(ref_reader *r, const vis_image *frame, ref_reading *out,
     return 0;
 }
 
+/* The other readings of a cube: its runner-up shape, colour, or both.
+ * The reading's doubt (1 - conf) is shared between them by how close each
+ * runner-up came (the raw colour and shape margins), and each weight is
+ * against the reading itself. */
+static void ref__qwirkle_alts(const vis_piece *vp, const rules_piece *p, ref_alts *out)
+{
+    double conf = vp->conf > 0.02f ? vp->conf : 0.02, doubt = 1 - conf;
+    double ds = 1 - fmin(1, fmax(0, vp->shape_conf)), dc = 1 - fmin(1, fmax(0, vp->color_conf));
+    double ws = vp->shape2 >= 0 ? ds : 0, wc = vp->color2 >= 0 ? dc : 0;
+    double wb = vp->shape2 >= 0 && vp->color2 >= 0 ? ds * dc : 0, sum = ws + wc + wb;
+    out->n = 0;
+    if (sum <= 1e-9)
+        return;
+    if (ws > 0) {
+        out->p[out->n] = *p;
+        out->p[out->n].b = (uint8_t)vp->shape2;
+        out->w[out->n++] = (float)(doubt * ws / sum / conf);
+    }
+    if (wc > 0) {
+        out->p[out->n] = *p;
+        out->p[out->n].a = (uint8_t)vp->color2;
+        out->w[out->n++] = (float)(doubt * wc / sum / conf);
+    }
+    if (wb > 0) {
+        out->p[out->n] = *p;
+        out->p[out->n].a = (uint8_t)vp->color2;
+        out->p[out->n].b = (uint8_t)vp->shape2;
+        out->w[out->n++] = (float)(doubt * wb / sum / conf);
+    }
+}
+
 int ref_reader_read(ref_reader *r, const vis_image *frame, ref_reading *out, base_err *err)
 {
     vis_image *top = NULL;
@@ -305,6 +337,7 @@ int ref_reader_read(ref_reader *r, const vis_image *frame, ref_reading *out, bas
         out->grid_angle_deg = r->cr->grid_angle_deg;
         out->pitch_mm = r->cr->pitch_x_mm;
         for (int i = 0; i < r->cr->ncards && out->n < REF_MAX_READ; i++) {
+            out->alt[out->n].n = 0;
             const vis_card *vc = &r->cr->cards[i];
             rules_piece *p = &out->pieces[out->n];
             if (!vc->face_down && (vc->rank == 0 || vc->suit < 0))
@@ -341,6 +374,7 @@ int ref_reader_read(ref_reader *r, const vis_image *frame, ref_reading *out, bas
         p->a = (uint8_t)vp->color;
         p->b = (uint8_t)vp->shape;
         out->conf[out->n] = vp->conf;
+        ref__qwirkle_alts(vp, p, &out->alt[out->n]);
         out->x_mm[out->n] = vp->x_mm;
         out->y_mm[out->n] = vp->y_mm;
         out->n++;

@@ -1,5 +1,5 @@
 /* referee/referee.c: from a still table's reading to announced moves. */
-#include "referee.h"
+#include "internal.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -17,6 +17,7 @@ enum ref__state {
 struct ref_referee {
     char game[16];
     bool translate;          /* positions are equal up to a translation */
+    bool fixed;              /* a piece once placed never changes or leaves */
     rules_game **hist;       /* hist[k]: the game after k legal moves */
     int *hist_seq;           /* hist_seq[k]: db seq of legal move k (k >= 1) */
     int *hist_player;
@@ -34,6 +35,7 @@ struct ref_referee {
     bool has_pending;        /* that unsure reading was a legal move: it */
     int pending_player;      /* stands if play goes on uncorrected */
     rules_move pending;
+    float pending_conf[RULES_MAX_MOVE_PIECES]; /* how sure each of its pieces was */
     rules_piece *last_seen;  /* the reading that caused ILLEGAL/CONFIRM */
     int nlast_seen;
     rules_piece scratch[REF__MAX_PIECES];
@@ -52,7 +54,7 @@ int64_t ref_match_id(const ref_referee *r) { return r->match_id; }
 
 /* ---- positions ---- */
 
-static bool ref__same_piece(const rules_piece *a, const rules_piece *b)
+bool ref__same_piece(const rules_piece *a, const rules_piece *b)
 {
     if (a->a != b->a || a->b != b->b || a->c != b->c || a->owner != b->owner ||
         a->parity != b->parity || a->ncells != b->ncells)
@@ -385,6 +387,18 @@ static int ref__remember(ref_referee *r, const rules_piece *seen, int ns)
     return 0;
 }
 
+/* Whether player may make m now. */
+static bool ref__move_legal(const ref_referee *r, int player, const rules_move *m)
+{
+    rules_game *trial = NULL;
+    rules_verdict v;
+    if (rules_game_clone(ref__game(r), &trial) != 0)
+        return false;
+    rules_apply(trial, player, m, &v);
+    rules_game_free(trial);
+    return v.legal;
+}
+
 /* Whether the change from have to seen is one legal move of the player to
  * move that explains all of it; the move and player go to *m and *player. */
 static bool ref__legal_change(ref_referee *r, const rules_piece *have, int nh,
@@ -411,6 +425,141 @@ static bool ref__legal_change(ref_referee *r, const rules_piece *have, int nh,
     return ok;
 }
 
+/* In games where a placed piece never changes, a committed cell read as
+ * something else is the committed piece misread (light, glare, a cube
+ * knocked askew): what was settled when it was placed stands. */
+static void ref__keep_committed(const ref_referee *r, const rules_piece *have, int nh,
+                                rules_piece *seen, int ns)
+{
+    for (int i = 0; r->fixed && i < ns; i++)
+        for (int j = 0; j < nh; j++)
+            if (ref__same_place(&have[j], &seen[i])) {
+                int16_t x = seen[i].x, y = seen[i].y;
+                seen[i] = have[j];
+                seen[i].x = x;
+                seen[i].y = y;
+                break;
+            }
+}
+
+enum ref__resolution {
+    REF__AS_READ, /* judge the reading as it is */
+    REF__CHOSEN,  /* seen now holds the one likely legal reading */
+    REF__ASK      /* unsure, and the rules do not settle it */
+};
+
+#define REF__CERTAIN 0.9f  /* pieces read at least this sure are not second-guessed */
+#define REF__MAX_TRY 6     /* at most this many pieces' alternatives are combined */
+#define REF__ALT_FLOOR 0.2 /* an alternative reading this unlikely is not taken */
+
+/* Which reading of the new pieces explains the change.  A reading that is
+ * sure and legal stands.  Otherwise the alternatives of the new pieces
+ * that are not certain are combined (each combination as likely as the
+ * product of its pieces' weights) and each is tried against the rules:
+ * - an unsure reading that is legal stands when no other legal reading is
+ *   even half as likely (and every unsure piece has alternatives to try);
+ * - a reading that breaks the rules gives way to a legal one that is
+ *   likely enough and clearly the likeliest (a misread is likelier than a
+ *   move against the rules that happens to look like a legal one);
+ * - otherwise a sure reading is judged as read, an unsure one is asked
+ *   about. */
+static int ref__resolve(ref_referee *r, const rules_piece *have, int nh, rules_piece *seen,
+                        int ns, const ref_view *v)
+{
+    int idx[REF__MAX_TRY], ntry = 0, player, best_combo = -1, radix[REF__MAX_TRY];
+    bool unsure = false, blind = false, primary_legal;
+    double l1 = 0, l2 = 0;
+    long ncombo = 1;
+    rules_move *m = malloc(sizeof *m);
+    rules_piece *trial = malloc(sizeof *trial * REF__MAX_PIECES);
+    int res = REF__AS_READ;
+
+    if (!m || !trial || !v->conf)
+        goto done;
+    for (int i = 0; i < ns; i++) {
+        bool known = false;
+        for (int j = 0; j < nh && !known; j++)
+            known = ref__same_place(&have[j], &seen[i]) && ref__same_piece(&have[j], &seen[i]);
+        if (known)
+            continue;
+        unsure = unsure || v->conf[i] < r->min_conf;
+        blind = blind || (v->conf[i] < r->min_conf && !(v->alt && v->alt[i].n > 0));
+        if (v->alt && v->alt[i].n > 0 && v->conf[i] < REF__CERTAIN) {
+            /* keep the least sure */
+            int k = ntry < REF__MAX_TRY ? ntry++ : -1;
+            if (k < 0) {
+                k = 0;
+                for (int t = 1; t < ntry; t++)
+                    if (v->conf[idx[t]] > v->conf[idx[k]])
+                        k = t;
+                if (v->conf[idx[k]] <= v->conf[i])
+                    continue;
+            }
+            idx[k] = i;
+        }
+    }
+    primary_legal = ref__legal_change(r, have, nh, seen, ns, m, &player);
+    if (primary_legal && !unsure)
+        goto done;
+    for (int t = 0; t < ntry; t++) {
+        radix[t] = 1 + v->alt[idx[t]].n;
+        ncombo *= radix[t];
+    }
+    /* combination c: digit t picks piece idx[t]'s reading (0: as read) */
+    memcpy(trial, seen, sizeof *trial * (size_t)ns);
+    for (long c = 1; c < ncombo; c++) {
+        double like = 1;
+        long rest = c;
+        for (int t = 0; t < ntry; t++, rest /= radix[t - 1]) {
+            int d = (int)(rest % radix[t]);
+            const ref_alts *a = &v->alt[idx[t]];
+            if (d > 0)
+                like *= a->w[d - 1];
+        }
+        if (like < 0.5 * REF__ALT_FLOOR && like < 0.5 * l1)
+            continue; /* cannot matter */
+        rest = c;
+        for (int t = 0; t < ntry; t++, rest /= radix[t - 1]) {
+            int d = (int)(rest % radix[t]);
+            const rules_piece *src = d > 0 ? &v->alt[idx[t]].p[d - 1] : &seen[idx[t]];
+            trial[idx[t]] = *src;
+            trial[idx[t]].x = seen[idx[t]].x;
+            trial[idx[t]].y = seen[idx[t]].y;
+        }
+        if (!ref__legal_change(r, have, nh, trial, ns, m, &player))
+            continue;
+        if (like > l1) {
+            l2 = l1;
+            l1 = like;
+            best_combo = (int)c;
+        } else if (like > l2) {
+            l2 = like;
+        }
+    }
+    if (primary_legal) {
+        /* an unsure piece with no alternatives could be anything */
+        res = l1 < 0.5 && !blind ? REF__AS_READ : REF__ASK;
+    } else if (best_combo > 0 && l1 >= REF__ALT_FLOOR && l1 >= 2 * l2) {
+        long rest = best_combo;
+        for (int t = 0; t < ntry; t++, rest /= radix[t - 1]) {
+            int d = (int)(rest % radix[t]);
+            if (d > 0) {
+                int16_t x = seen[idx[t]].x, y = seen[idx[t]].y;
+                seen[idx[t]] = v->alt[idx[t]].p[d - 1];
+                seen[idx[t]].x = x;
+                seen[idx[t]].y = y;
+            }
+        }
+        res = REF__CHOSEN;
+    } else {
+        res = unsure ? REF__ASK : REF__AS_READ;
+    }
+done:
+    free(m);
+    free(trial);
+    return res;
+}
+
 int ref_observe(ref_referee *r, const ref_view *v, base_err *err)
 {
     rules_piece *have = malloc(sizeof *have * REF__MAX_PIECES);
@@ -432,6 +581,15 @@ int ref_observe(ref_referee *r, const ref_view *v, base_err *err)
     nh = ref__position(ref__game(r), have);
     ref__align(r, have, nh, v->pieces, ns);
     ref__to_engine(r, v->pieces, seen, ns);
+    ref__keep_committed(r, have, nh, seen, ns);
+    if (base_log_level() >= BASE_LOG_DEBUG)
+        for (int i = 0; i < ns; i++) {
+            char what[160];
+            ref__describe(r, &seen[i], what, sizeof what);
+            BASE_DEBUG("referee", "seen %s conf %.2f, %d alternatives%s", what,
+                       v->conf ? (double)v->conf[i] : 1.0, v->alt ? v->alt[i].n : 0,
+                       i + 1 == ns ? " (end)" : "");
+        }
 
     /* Unchanged: nothing to say, unless it ends an alert. */
     if (ref__same_position(have, nh, seen, ns)) {
@@ -454,24 +612,40 @@ int ref_observe(ref_referee *r, const ref_view *v, base_err *err)
     r->unsure = false;
 
     /* An unsure reading that nobody corrected stands once play goes on
-     * over it (its pieces are still there, more have come). */
+     * over it: its cells are still filled and more have come.  A cell
+     * read more surely now than then takes the surer reading, if the move
+     * stays legal with it. */
     if (r->has_pending) {
-        bool kept = true;
+        bool kept = true, played_on = false;
         r->has_pending = false;
         for (int i = 0; i < r->pending.npieces && kept; i++) {
-            bool found = false;
-            for (int j = 0; j < ns && !found; j++)
-                found = ref__same_place(&r->pending.pieces[i], &seen[j]) &&
-                        ref__same_piece(&r->pending.pieces[i], &seen[j]);
-            kept = found;
+            int found = -1;
+            for (int j = 0; j < ns && found < 0; j++)
+                if (ref__same_place(&r->pending.pieces[i], &seen[j]))
+                    found = j;
+            kept = found >= 0;
+            if (kept && v->conf && v->conf[found] > r->pending_conf[i] &&
+                !ref__same_piece(&r->pending.pieces[i], &seen[found])) {
+                rules_piece was = r->pending.pieces[i];
+                r->pending.pieces[i] = seen[found];
+                if (!ref__move_legal(r, r->pending_player, &r->pending))
+                    r->pending.pieces[i] = was;
+            }
         }
-        if (kept && !ref__same_position(r->last_seen, r->nlast_seen, seen, ns)) {
+        for (int j = 0; j < ns && !played_on; j++) {
+            bool before = false;
+            for (int i = 0; i < r->nlast_seen && !before; i++)
+                before = ref__same_place(&r->last_seen[i], &seen[j]);
+            played_on = !before;
+        }
+        if (kept && played_on) {
             rules_verdict pv;
             if ((rc = ref__play(r, r->pending_player, &r->pending, NULL, 0, DB_SRC_CAMERA, &pv,
                                 err)) != 0)
                 goto done;
             r->state = REF__OK;
             nh = ref__position(ref__game(r), have);
+            ref__keep_committed(r, have, nh, seen, ns);
             if (ref__same_position(have, nh, seen, ns))
                 goto done;
         }
@@ -488,8 +662,9 @@ int ref_observe(ref_referee *r, const ref_view *v, base_err *err)
         }
     }
 
-    /* Pieces read without confidence are not guessed at. */
-    for (int i = 0; v->conf && i < ns; i++) {
+    /* Pieces read without confidence are not guessed at: the rules may
+     * settle what they are, or the players are asked. */
+    for (int i = 0, res = ref__resolve(r, have, nh, seen, ns, v); res == REF__ASK && i < ns; i++) {
         bool known = false;
         for (int j = 0; j < nh && !known; j++)
             known = ref__same_place(&have[j], &seen[i]) && ref__same_piece(&have[j], &seen[i]);
@@ -500,6 +675,10 @@ int ref_observe(ref_referee *r, const ref_view *v, base_err *err)
             r->unsure = true;
             r->has_pending = ref__legal_change(r, have, nh, seen, ns, &r->pending,
                                                &r->pending_player);
+            for (int k = 0; r->has_pending && k < r->pending.npieces; k++)
+                for (int j = 0; j < ns; j++)
+                    if (ref__same_place(&r->pending.pieces[k], &seen[j]))
+                        r->pending_conf[k] = v->conf[j];
             if ((rc = ref__remember(r, seen, ns)) == 0)
                 ref__emit(r, REF_EV_CONFIRM, 0, -1, NULL, NULL, have, nh,
                           "I cannot read a piece for sure (%s, confidence %.2f): straighten it, "
@@ -726,6 +905,7 @@ int ref_new(const ref_config *cfg, base_err *err, ref_referee **out)
     snprintf(r->game, sizeof r->game, "%s", cfg->game);
     r->translate = strcmp(cfg->game, "qwirkle") == 0 || strcmp(cfg->game, "cards") == 0 ||
                    strcmp(cfg->game, "cubed") == 0;
+    r->fixed = strcmp(cfg->game, "qwirkle") == 0 || strcmp(cfg->game, "cubed") == 0;
     r->store = cfg->store;
     r->match_id = cfg->match_id;
     r->min_conf = cfg->min_conf > 0 ? cfg->min_conf : 0.5f;

@@ -99,10 +99,22 @@ typedef struct ref_config {
 int ref_new(const ref_config *cfg, base_err *err, ref_referee **out);
 void ref_free(ref_referee *r);
 
+/* What else a piece read may be: other identities at the same place, with
+ * how likely each is against the reading itself (w 1: as likely). */
+#define REF_MAX_ALT 3
+typedef struct ref_alts {
+    int n;
+    rules_piece p[REF_MAX_ALT];
+    float w[REF_MAX_ALT];
+} ref_alts;
+
 /* One still table, as read.  pieces are in the recogniser's grid (any
- * origin); conf[i] may be NULL (all sure).  mover is the seat whose side
- * the hand came from, -1 when unknown.  jpeg is the key frame to keep with
- * a move, may be NULL. */
+ * origin); conf[i] may be NULL (all sure); alt[i] may be NULL (no
+ * alternatives): the referee tries them when the reading as it is breaks
+ * the rules or is unsure, and takes the one legal explanation that is
+ * clearly the likeliest.  mover is the seat whose side the hand came from,
+ * -1 when unknown.  jpeg is the key frame to keep with a move, may be
+ * NULL. */
 typedef struct ref_view {
     const rules_piece *pieces;
     const float *conf;
@@ -110,6 +122,7 @@ typedef struct ref_view {
     int mover;
     const void *jpeg;
     size_t jpeg_len;
+    const ref_alts *alt;
 } ref_view;
 
 int ref_observe(ref_referee *r, const ref_view *v, base_err *err);
@@ -154,6 +167,7 @@ typedef struct ref_reading {
     int n;
     rules_piece pieces[REF_MAX_READ];
     float conf[REF_MAX_READ];
+    ref_alts alt[REF_MAX_READ]; /* other readings of each piece */
     double x_mm[REF_MAX_READ], y_mm[REF_MAX_READ]; /* where each piece is on the table */
     bool hand;            /* a hand or arm over the play area: do not trust */
     unsigned mat_found;   /* bit i: marker i seen in this frame */

@@ -48,6 +48,7 @@ static void on_event(void *ctx, const ref_event *ev)
 typedef struct table {
     rules_piece p[64];
     float conf[64];
+    ref_alts alt[64];
     int n;
 } table;
 
@@ -74,7 +75,7 @@ static void shift(table *t, int dx, int dy)
 
 static int see(ref_referee *r, const table *t, int mover)
 {
-    ref_view v = {t->p, t->conf, t->n, mover, NULL, 0};
+    ref_view v = {t->p, t->conf, t->n, mover, NULL, 0, t->alt};
     return ref_observe(r, &v, NULL);
 }
 
@@ -238,15 +239,26 @@ static void test_unexplained_and_unsure(void **state)
     put(&t, 1, 0, "yellow", "square");
     put(&t, 2, 0, "yellow", "star4");
     see(r, &t, -1);
-    /* The first cube reads as another shape: no move explains that. */
+    assert_int_equal(l.n, 1);
+    /* A placed cube never changes: read as another shape, it is the
+     * committed cube misread, and nothing is announced. */
     t.p[0].b = (uint8_t)rules_shape_from_name("clover");
+    see(r, &t, -1);
+    assert_int_equal(l.n, 1);
+    t.p[0].b = (uint8_t)rules_shape_from_name("circle");
+    /* A cube gone (not a take-back of a whole move): no move explains it. */
+    t.n = 2;
+    t.p[1] = t.p[2];
     see(r, &t, -1);
     assert_int_equal(l.n, 2);
     assert_int_equal(l.kind[1], REF_EV_CONFIRM);
     assert_int_equal(l.nrestore[1], 3);
     see(r, &t, -1);
     assert_int_equal(l.n, 2);
-    t.p[0].b = (uint8_t)rules_shape_from_name("circle");
+    t.n = 0;
+    put(&t, 0, 0, "yellow", "circle");
+    put(&t, 1, 0, "yellow", "square");
+    put(&t, 2, 0, "yellow", "star4");
     see(r, &t, -1);
     assert_int_equal(l.kind[2], REF_EV_RESTORED);
     /* A new cube read with little confidence is not guessed at. */
@@ -316,6 +328,83 @@ static void test_unsure_stands_when_play_goes_on(void **state)
     ref_free(r);
 }
 
+static void alt(table *t, int i, const char *color, const char *shape, float w)
+{
+    ref_alts *a = &t->alt[i];
+    a->p[a->n] = t->p[i];
+    a->p[a->n].a = (uint8_t)rules_color_from_name(color);
+    a->p[a->n].b = (uint8_t)rules_shape_from_name(shape);
+    a->w[a->n++] = w;
+}
+
+/* The rules settle what an unsure cube is when only one reading of it is
+ * legal and likely; a sure reading is never second-guessed. */
+static void test_alternatives(void **state)
+{
+    log_ l = {0};
+    table t = {0};
+    (void)state;
+    skip_without_qwirkle();
+    ref_referee *r = make(&l, NULL, 0);
+    put(&t, 0, 0, "green", "circle");
+    put(&t, 1, 0, "blue", "circle");
+    see(r, &t, -1);
+    assert_int_equal(l.n, 1);
+    /* Bob: read orange star8 (unsure), which breaks the circle line; its
+     * runner-up, orange circle, is legal: that is the move. */
+    put(&t, 2, 0, "orange", "star8");
+    t.conf[2] = 0.4f;
+    alt(&t, 2, "orange", "circle", 0.8f);
+    alt(&t, 2, "red", "star8", 0.3f);
+    see(r, &t, -1);
+    assert_int_equal(l.n, 2);
+    assert_int_equal(l.kind[1], REF_EV_MOVE);
+    assert_int_equal(l.player[1], 1);
+    assert_int_equal(l.points[1], 3);
+    {
+        rules_piece pos[8];
+        int n = ref_expected(r, pos, 8);
+        bool found = false;
+        for (int i = 0; i < n; i++)
+            found = found || (pos[i].a == RULES_ORANGE && pos[i].b == RULES_CIRCLE);
+        assert_true(found);
+    }
+    /* From then on the cell is the orange circle, however it reads. */
+    see(r, &t, -1);
+    assert_int_equal(l.n, 2);
+
+    /* Ann: unsure purple circle, legal; its runner-up (purple clover,
+     * illegal there) does not make it doubtful: it stands at once. */
+    put(&t, 3, 0, "purple", "circle");
+    t.conf[3] = 0.3f;
+    alt(&t, 3, "purple", "clover", 0.9f);
+    see(r, &t, -1);
+    assert_int_equal(l.n, 3);
+    assert_int_equal(l.kind[2], REF_EV_MOVE);
+    assert_int_equal(l.player[2], 0);
+
+    /* Bob: unsure, and two legal readings nearly as likely: asked. */
+    put(&t, 0, 1, "green", "square");
+    t.conf[4] = 0.35f;
+    alt(&t, 4, "green", "diamond", 0.9f);
+    see(r, &t, -1);
+    assert_int_equal(l.n, 4);
+    assert_int_equal(l.kind[3], REF_EV_CONFIRM);
+    t.n = 4;
+    see(r, &t, -1);
+    assert_int_equal(l.kind[l.n - 1], REF_EV_RESTORED);
+
+    /* Bob: a sure reading that breaks the rules is judged as read, even
+     * with a legal runner-up. */
+    put(&t, 0, 1, "blue", "star4");
+    t.conf[4] = 0.95f;
+    t.alt[4].n = 0;
+    alt(&t, 4, "green", "star4", 0.04f);
+    see(r, &t, -1);
+    assert_int_equal(l.kind[l.n - 1], REF_EV_ILLEGAL);
+    ref_free(r);
+}
+
 static void test_out_of_turn_and_signals(void **state)
 {
     log_ l = {0};
@@ -368,7 +457,7 @@ static void test_cube2_setup_from_readings(void **state)
     p[0].owner = p[1].owner = -1;
     p[0].x = 0, p[0].y = 1, p[0].a = RULES_RED, p[0].b = RULES_C2_CUBE;
     p[1].x = 4, p[1].y = 2, p[1].a = RULES_BLUE, p[1].b = RULES_C2_CYLINDER;
-    ref_view v = {p, conf, 1, -1, NULL, 0};
+    ref_view v = {p, conf, 1, -1, NULL, 0, NULL};
     assert_int_equal(ref_observe(r, &v, &e), 0);
     assert_int_equal(l.n, 1);
     assert_int_equal(l.kind[0], REF_EV_MOVE);
@@ -546,6 +635,7 @@ int main(void)
         cmocka_unit_test(test_takeback),
         cmocka_unit_test(test_unexplained_and_unsure),
         cmocka_unit_test(test_unsure_stands_when_play_goes_on),
+        cmocka_unit_test(test_alternatives),
         cmocka_unit_test(test_out_of_turn_and_signals),
         cmocka_unit_test(test_recorded_and_resumed),
         cmocka_unit_test(test_correction),

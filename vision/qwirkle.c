@@ -875,11 +875,11 @@ static void qw__match(const vis_qwirkle *q, const qw__patch *p, int k, double an
 }
 
 static void qw__shape(const vis_qwirkle *q, const qw__patch *p, int k, double angle, int *shape,
-                      float *conf)
+                      int *shape2, float *conf)
 {
     double best[6], b2 = -2;
     int s1 = 0;
-    *shape = -1;
+    *shape = *shape2 = -1;
     *conf = 0;
     if (p->n < 12)
         return;
@@ -888,8 +888,10 @@ static void qw__shape(const vis_qwirkle *q, const qw__patch *p, int k, double an
         if (best[s] > best[s1])
             s1 = s;
     for (int s = 0; s < 6; s++)
-        if (s != s1 && best[s] > b2)
+        if (s != s1 && best[s] > b2) {
             b2 = best[s];
+            *shape2 = s;
+        }
     *shape = s1;
     /* the gap to the runner-up, against what correlation noise gives */
     *conf = (float)fmin(1.0, fmax(0.0, (best[s1] - b2) / 0.04) * fmax(0.0, best[s1]));
@@ -1082,7 +1084,7 @@ int vis_qwirkle_read(vis_qwirkle *q, const vis_image *top, const vis_view *vw, v
     for (int i = 0; i < nb; i++) {
         qw__blob *b = &bl[i];
         double cu, cv, tx, ty, hue, sat, val, d1 = 1e9, d2 = 1e9;
-        int col = -1, shp = -1;
+        int col = -1, col2 = -1, shp = -1, shp2 = -1;
         float sconf;
         vis_piece *pc;
         if (!b->cand || b->fake)
@@ -1100,19 +1102,23 @@ int vis_qwirkle_read(vis_qwirkle *q, const vis_image *top, const vis_view *vw, v
             double d = qw__hue_dist(hue, q->prof.hue[k]);
             if (d < d1) {
                 d2 = d1;
+                col2 = col;
                 d1 = d;
                 col = k;
             } else if (d < d2) {
                 d2 = d;
+                col2 = k;
             }
         }
         qw__patch_of(q, vw, w, h, b, patch);
-        qw__shape(q, patch, sig, angle, &shp, &sconf);
+        qw__shape(q, patch, sig, angle, &shp, &shp2, &sconf);
         pc = &out->pieces[out->npieces++];
         pc->gx = b->ku;
         pc->gy = b->kv;
         pc->color = col;
         pc->shape = shp;
+        pc->color2 = col2;
+        pc->shape2 = shp2;
         pc->x_mm = tx;
         pc->y_mm = ty;
         pc->hue = (float)hue;

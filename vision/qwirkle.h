@@ -53,6 +53,7 @@ typedef struct vis_piece {
     double x_mm, y_mm;   /* the top face's centre on the table */
     float conf;          /* 0..1: how sure the whole reading of it is */
     float color_conf, shape_conf;
+    int color2, shape2;  /* the runners-up: what it is if not color/shape (-1 none) */
     float hue, sat;      /* the symbol's mean colour (OpenCV hue 0..179, 0..255) */
 } vis_piece;
 

@@ -1,0 +1,11 @@
+/* referee/internal.h: what the referee's own files share and nobody else
+ * needs. */
+#ifndef TABLECAM_REFEREE_INTERNAL_H
+#define TABLECAM_REFEREE_INTERNAL_H
+
+#include "referee.h"
+
+/* The same piece (kind, owner, shape), wherever it lies. */
+bool ref__same_piece(const rules_piece *a, const rules_piece *b);
+
+#endif
