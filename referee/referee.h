@@ -33,7 +33,8 @@
 /* ---- stillness ---- */
 
 typedef struct ref_still_config {
-    double window_s;  /* how long the table must stay still (default 0.2) */
+    double window_s;  /* how long the table must stay still (default 0.16 s:
+                         five frame intervals at 30 fps) */
     double motion;    /* a frame moves when its motion measure exceeds this
                          (a fraction of play-area pixels; default 0.002) */
 } ref_still_config;

@@ -3,7 +3,7 @@
 
 void ref_still_init(ref_still *s, const ref_still_config *cfg)
 {
-    s->cfg.window_s = cfg && cfg->window_s > 0 ? cfg->window_s : 0.2;
+    s->cfg.window_s = cfg && cfg->window_s > 0 ? cfg->window_s : 0.16;
     s->cfg.motion = cfg && cfg->motion > 0 ? cfg->motion : 0.002;
     s->still_since = -1;
     s->fired = false;
