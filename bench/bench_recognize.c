@@ -105,10 +105,10 @@ static bool compare(const rules_piece *truth, int nt, const ref_reading *rd, cmp
                 c->conf_right[d]++;
             } else {
                 if (verbose)
-                    printf("  misread %s %s as %s %s at (%d,%d) conf %.2f\n",
+                    printf("  misread %s %s as %s %s at (%d,%d) conf %.2f (read at %.0f,%.0f mm)\n",
                            rules_color_name(truth[a].a), rules_shape_name(truth[a].b),
                            rules_color_name(rd->pieces[hit].a), rules_shape_name(rd->pieces[hit].b),
-                           truth[a].x, truth[a].y, rd->conf[hit]);
+                           truth[a].x, truth[a].y, rd->conf[hit], rd->x_mm[hit], rd->y_mm[hit]);
                 c->conf_wrong[d]++;
                 exact = false;
             }

@@ -1,6 +1,7 @@
 /* tests/test_vision_qwirkle.c: the Qwirkle Cubes recogniser on small
  * synthetic top-down views (empty board, one cube, all 36 cubes, a hand,
- * things that are not cubes) and, through the frame reader, on simulated
+ * things that are not cubes, a coarse JPEG camera, a dim symbol on a
+ * bright table, a lamp's hot spot) and, through the frame reader, on simulated
  * camera frames with fixed seeds (a tilted camera among them); the colour
  * profile learnt from a view; `tablecam recognize` end to end. */
 #define _XOPEN_SOURCE 700
@@ -185,6 +186,99 @@ static void test_blur_on_brown(void **state)
     free(r);
 }
 
+/* What a camera does to a view: the drawn view (PPM) sampled at cam_ppm,
+ * JPEG-compressed at quality (4:2:0, so colour at half that resolution)
+ * and rectified back up to view_ppm. */
+static vis_image *through_camera(const vis_image *img, double cam_ppm, int quality, double view_ppm)
+{
+    vis_image *small = NULL, *dec = NULL, *up = NULL;
+    unsigned char *buf = NULL;
+    size_t len = 0;
+    int sw = (int)(img->width * cam_ppm / PPM + 0.5), vw = (int)(img->width * view_ppm / PPM + 0.5);
+    assert_int_equal(vis_resize(img, sw, sw, VIS_INTER_AREA, &small, NULL), 0);
+    assert_int_equal(vis_image_encode(small, VIS_FORMAT_JPEG, quality, &buf, &len, NULL), 0);
+    assert_int_equal(vis_image_decode(buf, len, 3, &dec, NULL), 0);
+    assert_int_equal(vis_resize(dec, vw, vw, VIS_INTER_LINEAR, &up, NULL), 0);
+    vis_buffer_free(buf);
+    vis_image_free(small);
+    vis_image_free(dec);
+    return up;
+}
+
+/* Index of the piece read within 5 mm of (x, y), -1 when none. */
+static int piece_at(const vis_reading *r, double x, double y)
+{
+    for (int j = 0; j < r->npieces; j++)
+        if (fabs(r->pieces[j].x_mm - x) < 5 && fabs(r->pieces[j].y_mm - y) < 5)
+            return j;
+    return -1;
+}
+
+/* A coarse camera (1.1 px/mm, a symbol about 11 px across) with a soft
+ * lens and JPEG: every shape in every colour, the dim blue and purple
+ * among them, is still read. */
+static void test_coarse_jpeg(void **state)
+{
+    (void)state;
+    cube c[18];
+    vis_reading *r = malloc(sizeof *r);
+    vis_qwirkle *q = NULL;
+    vis_view v = full_view();
+    base_err e;
+    for (int i = 0; i < 18; i++)
+        c[i] = (cube){190 + 20.2 * (i % 6), 220 + 20.2 * (i / 6), (i * 5) % 7 - 3, (i + i / 6) % 6,
+                      i % 6};
+    vis_image *img = draw_view_blurred(c, 18, wood, 1.1 * PPM);
+    vis_image *cam = through_camera(img, 1.1, 70, 1.65);
+    v.px_per_mm = 1.65;
+    v.cam_px_per_mm = 1.1;
+    assert_int_equal(vis_qwirkle_new(20, NULL, &q, &e), 0);
+    assert_int_equal(vis_qwirkle_read(q, cam, &v, r, &e), 0);
+    assert_int_equal(r->npieces, 18);
+    for (int i = 0; i < 18; i++) {
+        int j = piece_at(r, c[i].x, c[i].y);
+        assert_true(j >= 0);
+        assert_int_equal(r->pieces[j].color, c[i].color);
+        assert_int_equal(r->pieces[j].shape, c[i].shape);
+        /* the runners-up are other readings, for the referee to try */
+        assert_true(r->pieces[j].shape2 >= 0 && r->pieces[j].shape2 != r->pieces[j].shape);
+        assert_true(r->pieces[j].color2 >= 0 && r->pieces[j].color2 != r->pieces[j].color);
+    }
+    vis_qwirkle_free(q);
+    vis_image_free(img);
+    vis_image_free(cam);
+    free(r);
+}
+
+/* A dim purple star on a bright table under a soft camera: only its peak
+ * is brighter than the body threshold (half the table's brightness), yet
+ * it is a cube and is read. */
+static void test_dim_on_bright(void **state)
+{
+    (void)state;
+    static const unsigned char light[3] = {238, 240, 242};
+    cube c[3] = {{240, 250, 1, RULES_YELLOW, RULES_SQUARE},
+                 {260.2, 250, -2, RULES_PURPLE, RULES_STAR4},
+                 {280.4, 250, 2, RULES_BLUE, RULES_STAR4}};
+    vis_reading *r = malloc(sizeof *r);
+    vis_qwirkle *q = NULL;
+    vis_view v = full_view();
+    base_err e;
+    vis_image *img = draw_view_blurred(c, 3, light, 1.6 * PPM);
+    assert_int_equal(vis_qwirkle_new(20, NULL, &q, &e), 0);
+    assert_int_equal(vis_qwirkle_read(q, img, &v, r, &e), 0);
+    assert_int_equal(r->npieces, 3);
+    for (int i = 0; i < 3; i++) {
+        int j = piece_at(r, c[i].x, c[i].y);
+        assert_true(j >= 0);
+        assert_int_equal(r->pieces[j].color, c[i].color);
+        assert_int_equal(r->pieces[j].shape, c[i].shape);
+    }
+    vis_qwirkle_free(q);
+    vis_image_free(img);
+    free(r);
+}
+
 /* All 36 cubes in a 6 x 6 block, slightly rotated as a real board is. */
 static void test_all_36(void **state)
 {
@@ -294,6 +388,36 @@ static void test_hand(void **state)
                     VIS_FILLED, VIS_DRAW_AA, NULL);
     assert_int_equal(vis_qwirkle_survey(q, img, &v, &sv, NULL), 0);
     assert_true(sv.hand);
+    vis_qwirkle_free(q);
+    vis_image_free(img);
+}
+
+/* A lamp's hot spot on the mat, reaching its edge, is no hand: the mat's
+ * own colour under more light (brighter, plus some white glare). */
+static void test_hot_spot(void **state)
+{
+    (void)state;
+    cube c[2] = {{240, 250, 0, RULES_GREEN, RULES_CLOVER}, {260, 250, 0, RULES_BLUE, RULES_SQUARE}};
+    vis_image *img = draw_view(c, 2, wood);
+    vis_view v = full_view();
+    vis_qwirkle *q = NULL;
+    vis_survey sv;
+    for (int y = 0; y < img->height; y++)
+        for (int x = 0; x < img->width; x++) {
+            double tx = (x + 0.5) / PPM - MARGIN, ty = (y + 0.5) / PPM - MARGIN;
+            double d2 = ((tx - 60) * (tx - 60) + (ty - 420) * (ty - 420)) / (110.0 * 110.0);
+            unsigned char *p = img->data + (size_t)y * img->stride + 3 * x;
+            if (d2 >= 1)
+                continue;
+            for (int k = 0; k < 3; k++) {
+                double lit = p[k] * (1 + 0.35 * (1 - d2)) + 15 * (1 - d2);
+                p[k] = (unsigned char)(lit > 255 ? 255 : lit);
+            }
+        }
+    assert_int_equal(vis_qwirkle_new(20, NULL, &q, NULL), 0);
+    assert_int_equal(vis_qwirkle_survey(q, img, &v, &sv, NULL), 0);
+    assert_false(sv.hand);
+    assert_int_equal(sv.ncandidates, 2);
     vis_qwirkle_free(q);
     vis_image_free(img);
 }
@@ -418,9 +542,11 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_empty_board),  cmocka_unit_test(test_single_cube),
-        cmocka_unit_test(test_blur_on_brown),
+        cmocka_unit_test(test_blur_on_brown), cmocka_unit_test(test_coarse_jpeg),
+        cmocka_unit_test(test_dim_on_bright),
         cmocka_unit_test(test_all_36),       cmocka_unit_test(test_learn_profile),
         cmocka_unit_test(test_not_cubes),    cmocka_unit_test(test_hand),
+        cmocka_unit_test(test_hot_spot),
         cmocka_unit_test(test_sim_frames),   cmocka_unit_test(test_recognize_command),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -16,11 +16,11 @@
  *   side;
  * - colour: the hue of the blob's brightness-weighted mean colour, after
  *   white balance, against the profile;
- * - shape: normalised correlation of the brightness around the symbol
- *   with each of the six symbols drawn at this scale and blurred as the
- *   camera blurs, over a few small rotations (cubes are never quite
- *   straight).  Correlation ignores gain and offset, so light and shadow
- *   do not matter.
+ * - shape: normalised correlation of the luma around the symbol (a
+ *   camera resolves brightness finer than colour) with each of the six
+ *   symbols drawn at this scale and blurred as the camera blurs, over a
+ *   few small rotations (cubes are never quite straight).  Correlation
+ *   ignores gain and offset, so light and shadow do not matter.
  * A hand or arm shows as a large region unlike the table that crosses the
  * edge of the play area. */
 #include "qwirkle.h"
@@ -30,17 +30,17 @@
 #include <string.h>
 
 #define QW__PI 3.14159265358979323846
-#define QW__TRES 8.0   /* template pixels a millimetre */
+#define QW__TRES 4.0   /* template pixels a millimetre */
 #define QW__THALF 9.0  /* templates cover +-9 mm */
 #define QW__TSIDE ((int)(2 * QW__THALF * QW__TRES))
 #define QW__MAXBLOBS 2048
 #define QW__NROT 5
 #define QW__DARK_MIN 28 /* the body threshold's floor (a black table) */
 #define QW__LISTS 3 /* q->stack holds this many pixels a view pixel: nested pixel lists */
-#define QW__NSIG 5
+#define QW__NSIG 9
 /* Blur of the symbols as seen, mm: from a sharp close camera to a soft far
  * one; each frame picks the one its symbols match best. */
-static const double qw__sigmas[QW__NSIG] = {0.5, 0.9, 1.4, 2.0, 2.8};
+static const double qw__sigmas[QW__NSIG] = {0.5, 0.7, 0.9, 1.15, 1.4, 1.7, 2.0, 2.4, 2.8};
 
 typedef struct qw__blob {
     int n;                       /* pixels */
@@ -138,12 +138,12 @@ static bool qw__in_shape(int shape, double u, double v)
 static void qw__blur1d(float *buf, int side, double sigma_px, float *tmp)
 {
     int r = (int)ceil(3 * sigma_px);
-    float k[64];
+    float k[97];
     double ks = 0;
     if (r < 1 || sigma_px <= 0.05)
         return;
-    if (r > 31)
-        r = 31;
+    if (r > 48)
+        r = 48;
     for (int i = -r; i <= r; i++)
         ks += k[i + r] = (float)exp(-0.5 * i * i / (sigma_px * sigma_px));
     for (int i = 0; i <= 2 * r; i++)
@@ -169,42 +169,49 @@ static void qw__blur1d(float *buf, int side, double sigma_px, float *tmp)
 }
 
 /* The six symbols' coverage at QW__TRES px/mm, blurred by each of
- * qw__sigmas: made once per handle. */
+ * qw__sigmas, stored interleaved (the six shapes of one pixel side by
+ * side, so that one pass over a patch scores all six): made once per
+ * handle.  Each blur is made from the previous one by the difference
+ * (gaussians add in quadrature), so every kernel stays short. */
 static int qw__templates(vis_qwirkle *q)
 {
-    const int side = QW__TSIDE;
+    const int side = QW__TSIDE, ss = QW__TSIDE * QW__TSIDE;
     const double unit = 0.4875 * q->cube_mm / 1.05; /* mm per symbol unit */
-    float *tmp;
+    float *cur, *tmp;
     if (q->tmpl)
         return 0;
-    if (!(q->tmpl = malloc(sizeof *q->tmpl * QW__NSIG * 6 * side * side)))
+    if (!(q->tmpl = malloc(sizeof *q->tmpl * QW__NSIG * 6 * ss)))
         return BASE_ENOMEM;
-    if (!(tmp = malloc(sizeof *tmp * side * side))) {
+    cur = malloc(sizeof *cur * 2 * ss);
+    if (!cur) {
         free(q->tmpl);
         q->tmpl = NULL;
         return BASE_ENOMEM;
     }
+    tmp = cur + ss;
     for (int s = 0; s < 6; s++) {
-        float *t0 = q->tmpl + (size_t)s * side * side;
+        double prev = 0;
         for (int y = 0; y < side; y++)
             for (int x = 0; x < side; x++) {
                 int in = 0;
-                for (int j = 0; j < 2; j++)
-                    for (int i = 0; i < 2; i++) {
-                        double u = ((x + 0.25 + 0.5 * i) / QW__TRES - QW__THALF) / unit;
-                        double v = ((y + 0.25 + 0.5 * j) / QW__TRES - QW__THALF) / unit;
+                for (int j = 0; j < 4; j++)
+                    for (int i = 0; i < 4; i++) {
+                        double u = ((x + 0.125 + 0.25 * i) / QW__TRES - QW__THALF) / unit;
+                        double v = ((y + 0.125 + 0.25 * j) / QW__TRES - QW__THALF) / unit;
                         in += qw__in_shape(s, u, v);
                     }
-                t0[y * side + x] = in / 4.f;
+                cur[y * side + x] = in / 16.f;
             }
-        for (int k = QW__NSIG - 1; k >= 0; k--) {
-            float *t = q->tmpl + ((size_t)k * 6 + s) * side * side;
-            if (k > 0)
-                memcpy(t, t0, sizeof *t * side * side);
-            qw__blur1d(t, side, qw__sigmas[k] * QW__TRES, tmp);
+        for (int k = 0; k < QW__NSIG; k++) {
+            float *t = q->tmpl + (size_t)k * 6 * ss;
+            qw__blur1d(cur, side, sqrt(qw__sigmas[k] * qw__sigmas[k] - prev * prev) * QW__TRES,
+                       tmp);
+            prev = qw__sigmas[k];
+            for (int i = 0; i < ss; i++)
+                t[6 * i + s] = cur[i];
         }
     }
-    free(tmp);
+    free(cur);
     return 0;
 }
 
@@ -315,7 +322,7 @@ static void qw__origin(const vis_view *vw, double *x0, double *y0)
     *y0 = vw->roi ? vw->y0_mm : -vw->margin_mm;
 }
 
-enum { QW__OUT = 0, QW__TABLE = 1, QW__DARK = 2, QW__SYM = 4 };
+enum { QW__OUT = 0, QW__TABLE = 1, QW__DARK = 2, QW__SYM = 4, QW__WEAK = 16 };
 
 /* Classifies every pixel: out of the play area, table, dark body, symbol
  * colour; fills val (brightness) and rgb (white-balanced colour).  Returns
@@ -338,7 +345,8 @@ static long qw__classify(vis_qwirkle *q, const vis_image *top, const vis_view *v
                       ty < vw->mat_h + cube && !qw__in_marker(vw, tx, ty);
             float b = row[3 * x] * vw->gain[0], g = row[3 * x + 1] * vw->gain[1],
                   r = row[3 * x + 2] * vw->gain[2];
-            float mx = fmaxf(b, fmaxf(g, r));
+            float mx = b > g ? b : g;
+            mx = mx > r ? mx : r; /* not fmaxf: a libm call per pixel */
             q->rgb[3 * i] = b;
             q->rgb[3 * i + 1] = g;
             q->rgb[3 * i + 2] = r;
@@ -361,21 +369,26 @@ static long qw__classify(vis_qwirkle *q, const vis_image *top, const vis_view *v
             acc += hist[med++];
         *dark = med / 2 < QW__DARK_MIN ? QW__DARK_MIN : med / 2 > 150 ? 150 : med / 2;
     }
+
     for (int y = 0; y < h; y++)
         for (int x = 0; x < w; x++) {
             size_t i = (size_t)y * w + x;
             float b, g, r, mx, mn;
             if (q->cls[i] == QW__OUT)
                 continue;
-            if (q->val[i] < *dark) {
-                q->cls[i] |= QW__DARK;
-                continue;
-            }
             b = q->rgb[3 * i];
             g = q->rgb[3 * i + 1];
             r = q->rgb[3 * i + 2];
-            mx = fmaxf(b, fmaxf(g, r));
-            mn = fminf(b, fminf(g, r));
+            mx = b > g ? b : g;
+            mx = mx > r ? mx : r;
+            mn = b < g ? b : g;
+            mn = mn < r ? mn : r;
+            if (q->val[i] < *dark) {
+                q->cls[i] |= QW__DARK;
+                if (mx - mn > 0.33f * mx && mx - mn > 16 && mx > 40)
+                    q->cls[i] |= QW__WEAK;
+                continue;
+            }
             /* Saturated and clearly brighter than the body. */
             if (mx - mn > 0.33f * mx && mx - mn > 24 && mx > 40)
                 q->cls[i] |= QW__SYM;
@@ -562,6 +575,36 @@ static int qw__blobs(vis_qwirkle *q, const vis_view *vw, int w, int h, const int
                             list[m++] = (int)j;
                         }
                     }
+            }
+            if (m * g.px * g.px < g.amin && m * g.px * g.px >= 0.25 * g.amin) {
+                /* Too small at the body threshold: a dim symbol (purple,
+                 * blue) on a bright table, or a thin star blurred, may
+                 * show only its peak above it.  Grown again from that
+                 * peak down to half of it, through saturated pixels.  A
+                 * peak smaller than a quarter of the least symbol is left
+                 * alone: grown, such glints (on side faces in shade) made
+                 * more false cubes than the dim symbols they found. */
+                int peak = 0, t;
+                for (long k = 0; k < m; k++)
+                    peak = q->val[list[k]] > peak ? q->val[list[k]] : peak;
+                t = peak / 2 > 40 ? peak / 2 : 40;
+                head = 0;
+                while (head < m) {
+                    int i = list[head++], x = i % w, y = i / w;
+                    for (int dy = -1; dy <= 1; dy++)
+                        for (int dx = -1; dx <= 1; dx++) {
+                            int xx = x + dx, yy = y + dy;
+                            size_t j;
+                            if (xx < 0 || yy < 0 || xx >= w || yy >= h)
+                                continue;
+                            j = (size_t)yy * w + xx;
+                            if ((q->cls[j] & (QW__SYM | QW__WEAK)) && q->lab[j] == -1 &&
+                                q->val[j] >= t) {
+                                q->lab[j] = lab;
+                                list[m++] = (int)j;
+                            }
+                        }
+                }
             }
             if (m * g.px * g.px >= g.amin)
                 qw__split(q, &g, list, (int)m, lab, 0, list + m);
@@ -806,71 +849,98 @@ static void qw__patch_of(const vis_qwirkle *q, const vis_view *vw, int w, int h,
                 continue;
             p->u[p->n] = (float)ox;
             p->v[p->n] = (float)oy;
-            p->val[p->n] = q->val[(size_t)y * w + x];
+            {
+                /* Luma, not the symbol's own channel: a camera (Bayer
+                 * demosaicing, JPEG's halved chroma) resolves brightness
+                 * finer than colour, and the shape is in the fine detail. */
+                const float *c = q->rgb + 3 * ((size_t)y * w + x);
+                p->val[p->n] = 0.114f * c[0] + 0.587f * c[1] + 0.299f * c[2];
+            }
             p->s += p->val[p->n];
             p->ss += (double)p->val[p->n] * p->val[p->n];
             p->n++;
         }
 }
 
-/* Normalised correlation of the patch with template t turned by angle a
- * and moved by (du, dv) mm. */
-static double qw__ncc(const qw__patch *p, const float *t, double a, double du, double dv)
+/* Normalised correlation of the patch with the six templates t (one
+ * blur, interleaved) turned by angle a and moved by (du, dv) mm; shapes
+ * whose bit is clear in mask are skipped (-2).  One pass serves all six:
+ * the sampling position and weights are the costly part. */
+static void qw__ncc6(const qw__patch *p, const float *t, double a, double du, double dv,
+                     unsigned mask, double out[6])
 {
     const int side = QW__TSIDE;
     const double ca = cos(a), sa = sin(a), c = QW__THALF * QW__TRES - 0.5;
-    double st = 0, stt = 0, spt = 0, vp, vt;
+    double st[6] = {0}, stt[6] = {0}, spt[6] = {0}, vp;
     for (int i = 0; i < p->n; i++) {
         double ox = p->u[i] - du, oy = p->v[i] - dv;
         double u = (ox * ca + oy * sa) * QW__TRES + c, v = (-ox * sa + oy * ca) * QW__TRES + c;
         int iu = (int)u, iv = (int)v;
-        float tv;
-        if (u < 0 || v < 0 || iu >= side - 1 || iv >= side - 1) {
-            tv = 0;
-        } else {
-            float fu = (float)(u - iu), fv = (float)(v - iv);
-            const float *r0 = t + (size_t)iv * side + iu, *r1 = r0 + side;
-            tv = (1 - fv) * ((1 - fu) * r0[0] + fu * r0[1]) + fv * ((1 - fu) * r1[0] + fu * r1[1]);
+        if (u < 0 || v < 0 || iu >= side - 1 || iv >= side - 1)
+            continue; /* the templates are 0 out there */
+        {
+            const float fu = (float)(u - iu), fv = (float)(v - iv), pv = p->val[i];
+            const float w00 = (1 - fu) * (1 - fv), w01 = fu * (1 - fv), w10 = (1 - fu) * fv,
+                        w11 = fu * fv;
+            const float *r0 = t + 6 * ((size_t)iv * side + iu), *r1 = r0 + 6 * side;
+            for (int s = 0; s < 6; s++) {
+                float tv = w00 * r0[s] + w01 * r0[6 + s] + w10 * r1[s] + w11 * r1[6 + s];
+                st[s] += tv;
+                stt[s] += tv * tv;
+                spt[s] += pv * tv;
+            }
         }
-        st += tv;
-        stt += tv * tv;
-        spt += p->val[i] * tv;
     }
     vp = p->ss - p->s * p->s / p->n;
-    vt = stt - st * st / p->n;
-    if (vp <= 1e-6 || vt <= 1e-9)
-        return -1;
-    return (spt - p->s * st / p->n) / sqrt(vp * vt);
+    for (int s = 0; s < 6; s++) {
+        double vt = stt[s] - st[s] * st[s] / p->n;
+        out[s] = !(mask >> s & 1) || vp <= 1e-6 || vt <= 1e-9
+                     ? -2
+                     : (spt[s] - p->s * st[s] / p->n) / sqrt(vp * vt);
+    }
 }
 
 /* Best correlation of each shape at blur k: over small rotations, then
- * small shifts at the best rotation. */
+ * small shifts at each shape's best rotation. */
 static void qw__match(const vis_qwirkle *q, const qw__patch *p, int k, double angle, bool shifts,
                       double best[6])
 {
-    const int side = QW__TSIDE;
+    const float *t = q->tmpl + (size_t)k * 6 * QW__TSIDE * QW__TSIDE;
+    double ba[6], c[6];
     for (int s = 0; s < 6; s++) {
-        const float *t = q->tmpl + ((size_t)k * 6 + s) * side * side;
-        double ba = angle;
         best[s] = -2;
-        for (int r = 0; r < QW__NROT; r++) {
-            double a = angle + (r - QW__NROT / 2) * 3.0 * QW__PI / 180;
-            double c = qw__ncc(p, t, a, 0, 0);
-            if (c > best[s]) {
-                best[s] = c;
-                ba = a;
+        ba[s] = angle;
+    }
+    for (int r = 0; r < QW__NROT; r++) {
+        double a = angle + (r - QW__NROT / 2) * 3.0 * QW__PI / 180;
+        qw__ncc6(p, t, a, 0, 0, 0x3f, c);
+        for (int s = 0; s < 6; s++)
+            if (c[s] > best[s]) {
+                best[s] = c[s];
+                ba[s] = a;
             }
-        }
-        if (shifts)
-            for (int j = -1; j <= 1; j++)
-                for (int i = -1; i <= 1; i++) {
-                    double c;
-                    if (!i && !j)
-                        continue;
-                    c = qw__ncc(p, t, ba, 0.4 * i, 0.4 * j);
-                    if (c > best[s])
-                        best[s] = c;
-                }
+    }
+    if (!shifts)
+        return;
+    for (int s0 = 0; s0 < 6; s0++) {
+        unsigned mask = 0;
+        bool first = true;
+        for (int s = 0; s < s0; s++)
+            first &= ba[s] != ba[s0];
+        if (!first)
+            continue; /* done with an earlier shape's rotation */
+        for (int s = s0; s < 6; s++)
+            if (ba[s] == ba[s0])
+                mask |= 1u << s;
+        for (int j = -1; j <= 1; j++)
+            for (int i = -1; i <= 1; i++) {
+                if (!i && !j)
+                    continue;
+                qw__ncc6(p, t, ba[s0], 0.4 * i, 0.4 * j, mask, c);
+                for (int s = 0; s < 6; s++)
+                    if (c[s] > best[s])
+                        best[s] = c[s];
+            }
     }
 }
 
@@ -944,7 +1014,7 @@ int vis_qwirkle_read(vis_qwirkle *q, const vis_image *top, const vis_view *vw, v
     const double ppm = vw ? vw->px_per_mm : 0;
     const double cube = q ? q->cube_mm : 0;
     double angle = 0, pitch = cube, phu = 0, phv = 0, ca, sa, x0, y0;
-    int dark, nb, rc, sig = 1, body_lim;
+    int dark, nb, rc, sig = 2, body_lim;
     double body_w;
     long nplay;
     qw__blob *bl;
@@ -1130,15 +1200,44 @@ int vis_qwirkle_read(vis_qwirkle *q, const vis_image *top, const vis_view *vw, v
             double c = fmin(pc->color_conf, pc->shape_conf);
             c *= (0.6 + 0.4 * centred) * fmin(1.0, b->darkfrac / 0.6);
             /* Calibrated on simulated frames (bench_recognize prints the
-             * deciles): below a raw 0.05 wrong reads outnumber right ones, so
-             * it maps to 0.5, the referee's "sure" threshold. */
-            pc->conf = (float)(1 - pow(1 - fmin(1, fmax(0, c)), 13.5));
+             * deciles, 600 frames): below a raw 0.02 wrong reads outnumber
+             * right ones, so it maps to 0.5, the referee's "sure" threshold. */
+            pc->conf = (float)(1 - pow(1 - fmin(1, fmax(0, c)), 35));
         }
     }
     return 0;
 }
 
 /* ---- survey ---- */
+
+/* Whether colour p (B, G, R) is the table's colour med under more light:
+ * a * med + b * white with a >= 0.9 (a lamp's hot spot) and b >= 0 (its
+ * glare), within a few levels.  A lit patch of the table is no hand. */
+static bool qw__lit_table(const unsigned char *p, const double med[3])
+{
+    double sm = 0, sp = 0, smm = 0, smp = 0, a, b, res = 0, det;
+    for (int c = 0; c < 3; c++) {
+        sm += med[c];
+        sp += p[c];
+        smm += med[c] * med[c];
+        smp += med[c] * p[c];
+    }
+    det = 3 * smm - sm * sm;
+    if (det < 1e-6) { /* a grey table: any grey is it, lit */
+        a = sp / fmax(sm, 1);
+        b = 0;
+    } else {
+        a = (3 * smp - sm * sp) / det;
+        b = (sp - a * sm) / 3;
+    }
+    if (a < 0.9 || b < -4)
+        return false;
+    for (int c = 0; c < 3; c++) {
+        double e = p[c] - a * med[c] - b;
+        res += e * e;
+    }
+    return sqrt(res / 3) < fmax(3.0, 0.025 * sp / 3);
+}
 
 int vis_qwirkle_survey(vis_qwirkle *q, const vis_image *top, const vis_view *vw, vis_survey *out,
                        base_err *err)
@@ -1261,7 +1360,7 @@ int vis_qwirkle_survey(vis_qwirkle *q, const vis_image *top, const vis_view *vw,
                     continue;
                 for (int c = 0; c < 3; c++)
                     d += fabs(p[c] - med[c]) / spread[c];
-                if (d > 7.5 && !(q->cls[i] & QW__DARK))
+                if (d > 7.5 && !(q->cls[i] & QW__DARK) && !qw__lit_table(p, med))
                     m[i] |= 8;
             }
         for (size_t s = 0; s < (size_t)w * h; s++) {
