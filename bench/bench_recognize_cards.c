@@ -1,8 +1,9 @@
 /* bench/bench_recognize_cards.c: playing-card recognition (game "cards")
  * measured on simulated frames (seeds the tests never use).  Prints
- * per-card rank and suit accuracy, card precision and recall, the share of
- * frames whose whole board is read exactly, and CPU milliseconds per frame
- * next to the targets (99% exact boards; under 15 ms per 1280x960 frame on
+ * per-card rank and suit accuracy, card precision and recall, the
+ * confidence deciles of right and wrong reads, the share of frames whose
+ * whole board is read exactly, and CPU milliseconds per frame next to the
+ * targets (99% exact boards; under 15 ms per 1280x960 frame on
  * one core).
  *
  *   bench_recognize_cards [FRAMES] [WIDTH HEIGHT] [--clean] [--dump DIR]
@@ -34,7 +35,14 @@
 
 typedef struct cmp {
     int matched, rank_ok, suit_ok, fp, fn;
+    int conf_right[10], conf_wrong[10]; /* confidence deciles of right / wrong reads */
 } cmp;
+
+static int decile(float conf)
+{
+    int d = (int)(conf * 10);
+    return d < 0 ? 0 : d > 9 ? 9 : d;
+}
 
 static void rot(int k, int *x, int *y)
 {
@@ -96,6 +104,10 @@ static bool compare(const rules_piece *truth, int nt, const vis_cards_reading *r
         c->matched++;
         c->rank_ok += v->rank == truth[a].a;
         c->suit_ok += v->suit == truth[a].b;
+        if (v->rank == truth[a].a && v->suit == truth[a].b)
+            c->conf_right[decile(v->conf)]++;
+        else
+            c->conf_wrong[decile(v->conf)]++;
         if (v->rank != truth[a].a || v->suit != truth[a].b) {
             exact = false;
             if (verbose)
@@ -108,6 +120,7 @@ static bool compare(const rules_piece *truth, int nt, const vis_cards_reading *r
     for (int b = 0; b < rd->ncards; b++)
         if (!used[b]) {
             c->fp++;
+            c->conf_wrong[decile(rd->cards[b].conf)]++;
             exact = false;
             if (verbose)
                 printf("  seed %llu frame %d: extra card at %d,%d\n", seed, frame, rd->cards[b].gx,
@@ -282,6 +295,13 @@ int main(int argc, char **argv)
            c.matched + c.fn ? (double)c.matched / (c.matched + c.fn) : 0, c.matched, c.fp, c.fn);
     printf("per card: rank %.4f  suit %.4f  (of the cards found)\n",
            c.matched ? (double)c.rank_ok / c.matched : 0, c.matched ? (double)c.suit_ok / c.matched : 0);
+    printf("confidence of the cards read (deciles 0.0-0.1 ... 0.9-1.0)\n  right:");
+    for (int d = 0; d < 10; d++)
+        printf(" %5d", c.conf_right[d]);
+    printf("\n  wrong:");
+    for (int d = 0; d < 10; d++)
+        printf(" %5d", c.conf_wrong[d]);
+    printf("   (wrong: misread or not there)\n");
     printf("mat not found / read failed: %d frames\n", errors);
     printf("whole board exact: %.2f%% (target 99%%) %s\n", frames ? 100.0 * exact / frames : 0,
            exact >= 0.99 * frames ? "PASS" : "MISS");

@@ -1,7 +1,7 @@
 /* sim/cards_pieces.c: playing cards for the simulator (game "cards").
  *
- * The look: a poker card (63 x 88 mm, drawn 61 x 86 so that neighbours on
- * the 63 x 88 grid do not touch) with rounded corners, the rank and suit
+ * The look: a poker card (63 x 88 mm on a 63 x 88 grid, so that neighbours
+ * touch edge to edge as on a real table) with rounded corners, the rank and suit
  * index in two opposite corners, the pips of 2-10 in the usual layout (the
  * lower ones upside down), a large pip for the ace and a framed figure for
  * J Q K.  Three deck designs (classic, four-colour, cream with a frame and
@@ -21,8 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CD_W 61.0
-#define CD_H 86.0
+#define CD_W 63.0
+#define CD_H 88.0
 #define CD_PX 4.0 /* texture pixels per mm */
 #define CD_DEAL 5
 

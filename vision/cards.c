@@ -1,37 +1,54 @@
 /* vision/cards.c: the playing-card recogniser (see cards.h).
  *
  * 1. Where the cards are.  On a copy of the view shrunk to about a pixel a
- *    millimetre, the mat's colour is the mode of a colour histogram (the
- *    mat is uniform, the cards are not), taken per block so that
- *    vignetting and uneven light do not matter; a pixel unlike its block's
- *    mat colour is "card".  Pips and indices are unlike the mat too, so
- *    the mask is the cards' silhouettes.
- * 2. The grid.  Its rotation is the peak of the histogram of the mask's
- *    edge directions modulo 90 degrees (card outlines are straight and lie
- *    on the grid); its phase along each axis the best offset of a comb of
- *    the pitch over the profile of edges projected on that axis.  Touching
- *    cards merge in the mask, but their outer edges still fall on the
- *    comb.  Which axis holds the short side is whichever assignment makes
- *    the sharper combs.  A cell is a card when the mask fills its inside.
+ *    millimetre.  The mat's model (its colour: the mode of the view; its
+ *    brightness: a quadratic surface fitted robustly, with a narrower band
+ *    above it than below, as cards are brighter) is learnt by the survey of
+ *    the whole view, where the mat dominates, and kept in the handle: a
+ *    roi round the cards may be mostly card.  "Ink": another hue than the
+ *    mat (in absolute terms too: chromaticity is noise on dark pixels), or
+ *    much darker.  "Card": ink, or brighter than the surface and
+ *    near-neutral (a bright plank of a wooden table is not), or far
+ *    brighter.  Large bright regions whose rim is a slow ramp are glare
+ *    and lose their bright pixels.  On a pale neutral mat, where colour
+ *    cannot tell card stock from mat, sharp brightness steps (outlines)
+ *    are added.  Then opening, closing, hole filling (a pip-sized hole is
+ *    print: black pips on a black mat), opening.
+ * 2. The grid.  Rotation: the angle at which the silhouette's outline,
+ *    projected on both axes, piles up in the fewest bins.  Phase: the best
+ *    offset of a comb of the pitch over a profile of the outline plus the
+ *    seams inside the silhouette (thin lines darker than the paper on both
+ *    sides: cards that touch merge in the mask, but not without a seam);
+ *    which axis holds the short side: the assignment whose combs capture
+ *    the larger share of the edges.  A cell is a card when the mask fills
+ *    60% of its inside and there is print on it.  Each card's centre is
+ *    then moved onto its own outline (the strongest lines across its sides
+ *    within 4 mm, in a 2 px/mm cut), so that no index is cut in half.
  * 3. Each card is cut from the full-resolution view into an upright patch
- *    and read there: paper colour (the bright end of its histogram), ink
- *    (what is much darker or more coloured than paper), ink blobs.  Blobs
- *    in the two corner index zones are the index (rank glyph above the
- *    suit symbol), the others are pips or the court picture.
+ *    at 3 px/mm and read there: paper (the bright end of its histogram),
+ *    ink strength per pixel (darker than paper or of another hue), ink
+ *    blobs; the outermost 1.5 mm and long thin lines (a frame round the
+ *    face or the court picture, the card's edge) are not print, lest they
+ *    join the index glyphs.
  *    - Face down: no paper-like face, or no ink at all.
- *    - Court: the centre is mostly not paper (a picture); J Q K then come
- *      from the index letter.
+ *    - Court: the centre is mostly ink, or one big blob with more around it;
+ *      J Q K from the index letter: coarse stroke layouts (generic letter
+ *      skeletons written below, not pictures of any deck) plus features
+ *      that survive 5-8 pixels a letter: Q's hole or empty middle, J's hook
+ *      at the bottom left, K's strokes meeting in the middle.
  *    - Otherwise the pips are counted (a blob twice the median pip area is
  *      two pips that ran together); one pip is an ace.
- *    - Suit: colour (red / black; blue and green in four-colour decks) from
- *      the pips' and index symbols' ink, shape from their width profile
- *      (a heart is wide at the top, a diamond pointed at both ends; a club
- *      has three round lobes, a spade a point on top), each symbol turned
- *      upright first (pips in the lower half of a card are printed upside
- *      down).  Every symbol votes.
- *    The index letter is compared with coarse stroke layouts of A J Q K
- *    (generic letter skeletons written below, not pictures of any deck).
- * 4. Cards read the same are flagged as duplicates. */
+ *    - Suit colour from each symbol's core: which channels the ink darkens
+ *      against the paper (black all alike, red green and blue more than
+ *      red, and so on), robust to faint and blurred print.  Shape within
+ *      the colour, each symbol turned upright, on its core: a heart is
+ *      wide on top, widest high, about as wide as tall; a diamond pointed,
+ *      widest in the middle, taller than wide; a spade pointed on top and
+ *      widest low; a club round on top.  Pips, both index symbols and a
+ *      court picture's own symbol vote.
+ * 4. Across the view: black cards whose mean spade/club votes fall into two
+ *    groups with a clear gap are split by it (one deck, one light, one
+ *    blur); cards read the same are flagged as duplicates. */
 #include "cards.h"
 
 #include <math.h>
@@ -46,10 +63,22 @@
 /* suits in rules/' order (vision does not depend on rules/) */
 enum { CD__S, CD__H, CD__D, CD__C };
 
+/* The mat's model: its colour, and its brightness as a quadratic surface
+ * over the table (light falls off toward the edges). */
+typedef struct cd__mat {
+    double rgb[3];
+    double c0;      /* rgb[0] + rgb[1] + rgb[2] */
+    double coef[6]; /* over X = x / mat_w - 0.5, Y = y / mat_h - 0.5 */
+    double mad;     /* the brightness noise about the surface */
+    double cmad;    /* the chromaticity noise (wood grain, felt nap) */
+} cd__mat;
+
 struct vis_cards {
     double cw, ch;
     bool have_angle;
     double last_angle;
+    bool have_mat; /* the mat's model, from the last survey */
+    cd__mat mat;
 };
 
 typedef struct cd__blob {
@@ -65,6 +94,7 @@ typedef struct cd__patch {
     vis_image *img;
     int w, h;
     unsigned char *ink; /* 0 paper, 1 ink, 2 other non-paper */
+    unsigned char *sc;  /* how unlike paper, 0..255 (ink strength) */
     int *lab;
     int *pix;
     cd__blob blobs[CD__MAXBLOB];
@@ -153,6 +183,11 @@ typedef struct cd__det {
     unsigned char *rgb;   /* w*h*3, B G R */
     unsigned char *onmat;
     unsigned char *mask;  /* 1: unlike the mat */
+    unsigned char *edge;  /* 1: a sharp brightness step (a card's outline) */
+    unsigned char *ink;   /* 1: of another hue than the mat, or dark: print, backs */
+    float *ex;            /* brightness above the mat's model */
+    double tb;            /* brightness above the model that is "card" */
+    double glare_min;     /* pixels: a region this large may be glare */
     int nmask;
 } cd__det;
 
@@ -161,6 +196,9 @@ static void cd__det_free(cd__det *d)
     free(d->rgb);
     free(d->onmat);
     free(d->mask);
+    free(d->edge);
+    free(d->ink);
+    free(d->ex);
 }
 
 static int cd__det_make(const vis_image *top, const vis_view *vw, cd__det *d, base_err *err)
@@ -183,7 +221,9 @@ static int cd__det_make(const vis_image *top, const vis_view *vw, cd__det *d, ba
     d->rgb = malloc((size_t)d->w * d->h * 3);
     d->onmat = malloc((size_t)d->w * d->h);
     d->mask = calloc((size_t)d->w * d->h, 1);
-    if (!d->rgb || !d->onmat || !d->mask) {
+    d->edge = calloc((size_t)d->w * d->h, 1);
+    d->ink = calloc((size_t)d->w * d->h, 1);
+    if (!d->rgb || !d->onmat || !d->mask || !d->edge || !d->ink) {
         vis_image_free(small);
         cd__det_free(d);
         return base_err_set(err, BASE_ENOMEM, "vis_cards: out of memory");
@@ -196,9 +236,11 @@ static int cd__det_make(const vis_image *top, const vis_view *vw, cd__det *d, ba
             float v = s[x] * g[x % 3];
             o[x] = (unsigned char)(v > 255 ? 255 : v);
         }
+        /* black: outside what the camera sees */
         for (int x = 0; x < d->w; x++)
             d->onmat[y * d->w + x] =
-                cd__on_mat(vw, d->x0 + (x + 0.5) / d->ppm, d->y0 + (y + 0.5) / d->ppm);
+                cd__on_mat(vw, d->x0 + (x + 0.5) / d->ppm, d->y0 + (y + 0.5) / d->ppm) &&
+                o[3 * x] + o[3 * x + 1] + o[3 * x + 2] > 12;
     }
     vis_image_free(small);
     return 0;
@@ -280,29 +322,43 @@ static bool cd__solve(double m[6][7], int n, double *x)
     return true;
 }
 
-/* The mask of pixels unlike the mat.  The mat's colour is the mode of the
- * view; its brightness a quadratic surface fitted to the pixels near the
- * mode (light falls off toward the edges), so that white card stock on a
- * pale mat, only a little brighter, still stands out. */
-static void cd__mask(cd__det *d)
+
+static void cd__terms(const cd__det *d, const vis_view *vw, int x, int y, double f[6])
+{
+    double X = (d->x0 + (x + 0.5) / d->ppm) / vw->mat_w - 0.5;
+    double Y = (d->y0 + (y + 0.5) / d->ppm) / vw->mat_h - 0.5;
+    f[0] = 1;
+    f[1] = X;
+    f[2] = Y;
+    f[3] = X * X;
+    f[4] = X * Y;
+    f[5] = Y * Y;
+}
+
+/* Fits the mat's model to the view: the colour is the mode of the view's
+ * colours, the brightness surface a robust fit to the pixels near it.
+ * Card stock is brighter than the mat, so the band above the surface is
+ * narrower than below it: cards must not pull the surface up. */
+static bool cd__mat_fit(const cd__det *d, const vis_view *vw, cd__mat *mt)
 {
     double glob[3];
     int w = d->w, h = d->h;
     if (!cd__mode(d, 0, 0, w, h, NULL, glob, NULL))
-        return;
+        return false;
     double c0 = glob[0] + glob[1] + glob[2], coef[6] = {c0, 0, 0, 0, 0, 0}, band = 60;
-    double sx = 1.0 / w, sy = 1.0 / h, mad = 8;
+    double mad = 8, cdev[64], cmad = 0;
     for (int it = 0; it < 3; it++) {
         double m[6][7] = {{0}};
         double dev[64] = {0};
         int nd = 0, cnt = 0;
+        cmad = 0;
         for (int y = 0; y < h; y += 2)
             for (int x = 0; x < w; x += 2) {
                 if (!d->onmat[y * w + x])
                     continue;
                 const unsigned char *p = d->rgb + ((size_t)y * w + x) * 3;
-                double X = x * sx - 0.5, Y = y * sy - 0.5;
-                double f[6] = {1, X, Y, X * X, X * Y, Y * Y};
+                double f[6];
+                cd__terms(d, vw, x, y, f);
                 double model = 0, br = p[0] + p[1] + p[2];
                 for (int k = 0; k < 6; k++)
                     model += coef[k] * f[k];
@@ -310,15 +366,19 @@ static void cd__mask(cd__det *d)
                  * another colour is not mat */
                 double chroma = fabs((p[0] - p[2]) - (glob[0] - glob[2])) +
                                 fabs((p[1] - p[2]) - (glob[1] - glob[2]));
-                if (fabs(br - model) > band || chroma > 40)
+                if (br - model < -band || br - model > 0.5 * band || chroma > 40)
                     continue;
                 for (int i = 0; i < 6; i++) {
                     for (int j = 0; j < 6; j++)
                         m[i][j] += f[i] * f[j];
                     m[i][6] += f[i] * br;
                 }
-                if (cnt++ % 7 == 0 && nd < 64)
+                if (cnt++ % 7 == 0 && nd < 64) {
+                    cdev[nd] = 0;
+                    for (int k = 0; k < 3; k++)
+                        cdev[nd] += fabs(p[k] / (br > 30 ? br : 30) - glob[k] / c0) * 765;
                     dev[nd++] = fabs(br - model);
+                }
             }
         if (cnt < 50 || !cd__solve(m, 6, coef))
             break;
@@ -330,46 +390,260 @@ static void cd__mask(cd__det *d)
                 dev[j - 1] = t;
             }
         mad = nd ? fmax(2, dev[nd / 2]) : 8;
+        for (int i = 1; i < nd; i++)
+            for (int j = i; j > 0 && cdev[j - 1] > cdev[j]; j--) {
+                double t = cdev[j];
+                cdev[j] = cdev[j - 1];
+                cdev[j - 1] = t;
+            }
+        cmad = nd ? cdev[nd / 2] : 0;
         band = fmax(10, 4 * mad);
     }
-    double tb = fmax(12, 4.5 * mad);
-    d->nmask = 0;
-    for (int y = 0; y < h; y++)
-        for (int x = 0; x < w; x++) {
-            const unsigned char *p = d->rgb + ((size_t)y * w + x) * 3;
-            double X = x * sx - 0.5, Y = y * sy - 0.5;
-            double f[6] = {1, X, Y, X * X, X * Y, Y * Y}, model = 0;
-            for (int k = 0; k < 6; k++)
-                model += coef[k] * f[k];
-            double br = p[0] + p[1] + p[2], s = model / (c0 > 1 ? c0 : 1);
-            double dist = fabs(p[0] - glob[0] * s) + fabs(p[1] - glob[1] * s) + fabs(p[2] - glob[2] * s);
-            bool m = d->onmat[y * w + x] && (dist > 60 || br - model > tb);
-            d->mask[y * w + x] = m;
-            d->nmask += m;
-        }
+    memcpy(mt->rgb, glob, sizeof glob);
+    mt->c0 = c0;
+    memcpy(mt->coef, coef, sizeof coef);
+    mt->mad = mad;
+    mt->cmad = cmad;
+    return true;
 }
 
-/* Opening (3x3) of the mask: noise and thin lines go. */
+/* The mask of pixels unlike the mat: of another hue, or much darker
+ * (backs, ink); and the edge map: sharp brightness steps.  White card
+ * stock on a pale mat differs from it by little in colour and brightness,
+ * and glare or a light's hotspot on the mat can be brighter than the card,
+ * so brightness alone does not find such cards; their outline does (a
+ * sharp step, where the hotspot is smooth), and cd__morph fills it.  The
+ * survey's full view is mostly mat and teaches the handle the mat's model;
+ * a roi around the cards may be mostly cards (their paper would be the
+ * "mode"), so it uses the learnt model when there is one. */
+static void cd__mask(vis_cards *c, cd__det *d, const vis_view *vw, bool learn)
+{
+    cd__mat own, *mt = &own;
+    int w = d->w, h = d->h;
+    if (learn || !c->have_mat) {
+        if (!cd__mat_fit(d, vw, &own))
+            return;
+        if (learn) {
+            c->mat = own;
+            c->have_mat = true;
+        }
+    } else {
+        mt = &c->mat;
+    }
+    double c0 = mt->c0 > 1 ? mt->c0 : 1, m0[3], tb = fmax(12, 4.5 * mt->mad);
+    double tc = fmax(45, 5 * mt->cmad);
+    float *ex = d->ex = malloc(sizeof *ex * (size_t)w * h);
+    double *fx = malloc(sizeof *fx * (size_t)w);
+    if (!ex || !fx) {
+        free(fx);
+        return;
+    }
+    d->tb = tb;
+    d->glare_min = 3 * c->cw * c->ch * d->ppm * d->ppm;
+    for (int k = 0; k < 3; k++)
+        m0[k] = mt->rgb[k] / c0;
+    for (int x = 0; x < w; x++)
+        fx[x] = (d->x0 + (x + 0.5) / d->ppm) / vw->mat_w - 0.5;
+    d->nmask = 0;
+    for (int y = 0; y < h; y++) {
+        double Y = (d->y0 + (y + 0.5) / d->ppm) / vw->mat_h - 0.5;
+        const double *cf = mt->coef;
+        for (int x = 0; x < w; x++) {
+            const unsigned char *p = d->rgb + ((size_t)y * w + x) * 3;
+            int i = y * w + x;
+            double X = fx[x];
+            double model = cf[0] + cf[1] * X + cf[2] * Y + cf[3] * X * X + cf[4] * X * Y +
+                           cf[5] * Y * Y;
+            double br = p[0] + p[1] + p[2];
+            ex[i] = (float)(br - model);
+            d->ink[i] = d->mask[i] = 0;
+            if (!d->onmat[i])
+                continue;
+            double inv = 1 / (br > 30 ? br : 30);
+            double chroma = fabs(p[0] * inv - m0[0]) + fabs(p[1] * inv - m0[1]) +
+                            fabs(p[2] * inv - m0[2]);
+            /* chromaticity differences of 0.06 and more (or well above
+             * the mat's own grain): felt against card stock; a card's
+             * cream against a grey paper mat is less */
+            double s = model / c0, dist = fabs(p[0] - mt->rgb[0] * s) +
+                                          fabs(p[1] - mt->rgb[1] * s) +
+                                          fabs(p[2] - mt->rgb[2] * s);
+            /* (chromaticity is noise on dark pixels: the colour must differ
+             * in absolute terms too) */
+            bool ink = (chroma * 765 > tc && dist > 60) || (br < 0.6 * model && model - br > 40);
+            /* brighter than the mat and near-neutral, as card stock is
+             * (a bright plank of a wooden table is not), or far brighter
+             * (cream stock under warm light on a dark mat) */
+            bool m = ink;
+            if (!m && br - model > tb) {
+                double neu = fabs(p[0] * inv - 1.0 / 3) + fabs(p[1] * inv - 1.0 / 3) +
+                             fabs(p[2] * inv - 1.0 / 3);
+                m = neu * 765 < 70 || br > 1.35 * model + tb;
+            }
+            d->ink[i] = ink;
+            d->mask[i] = m;
+            d->nmask += m;
+        }
+    }
+    free(fx);
+    /* Edges are needed only where colour cannot tell card stock from the
+     * mat: a pale near-neutral mat.  On wood or felt they would add the
+     * grain and the planks' gaps. */
+    double neutral = fabs(m0[0] - 1.0 / 3) + fabs(m0[1] - 1.0 / 3) + fabs(m0[2] - 1.0 / 3);
+    if (neutral * 765 > 60 || mt->c0 < 400)
+        return;
+    /* Sobel on the brightness */
+    int hist[256] = {0}, nh = 0;
+    unsigned short *gm = malloc(sizeof *gm * (size_t)w * h);
+    if (!gm)
+        return;
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            if (x == 0 || y == 0 || x == w - 1 || y == h - 1) {
+                gm[y * w + x] = 0;
+                continue;
+            }
+            int b[3][3];
+            for (int dy = -1; dy <= 1; dy++)
+                for (int dx = -1; dx <= 1; dx++) {
+                    const unsigned char *q = d->rgb + ((size_t)(y + dy) * w + x + dx) * 3;
+                    b[dy + 1][dx + 1] = q[0] + q[1] + q[2];
+                }
+            int gx = b[0][2] + 2 * b[1][2] + b[2][2] - b[0][0] - 2 * b[1][0] - b[2][0];
+            int gy = b[2][0] + 2 * b[2][1] + b[2][2] - b[0][0] - 2 * b[0][1] - b[0][2];
+            int g = (abs(gx) + abs(gy)) / 8;
+            gm[y * w + x] = (unsigned short)(g > 65535 ? 65535 : g);
+            if (d->onmat[y * w + x] && !d->mask[y * w + x]) {
+                hist[g > 255 ? 255 : g]++;
+                nh++;
+            }
+        }
+    int med = 0;
+    for (int acc = 0; med < 255 && acc + hist[med] < nh / 2; med++)
+        acc += hist[med];
+    int te = 3 * med > 8 ? 3 * med : 8;
+    for (int i = 0; i < w * h; i++)
+        d->edge[i] = d->onmat[i] && gm[i] > te;
+    free(gm);
+}
+
+/* One 3x3 erosion (erode) or dilation of the mask, as a row pass and a
+ * column pass (outside the view counts as 0). */
+static void cd__morph1(cd__det *d, unsigned char *t, bool erode)
+{
+    int w = d->w, h = d->h;
+    unsigned char *m = d->mask;
+    for (int y = 0; y < h; y++) {
+        const unsigned char *r = m + (size_t)y * w;
+        unsigned char *o = t + (size_t)y * w;
+        for (int x = 0; x < w; x++) {
+            int a = x > 0 ? r[x - 1] : 0, b = r[x], c = x < w - 1 ? r[x + 1] : 0;
+            o[x] = (unsigned char)(erode ? (a & b & c) : (a | b | c));
+        }
+    }
+    for (int y = 0; y < h; y++) {
+        const unsigned char *up = y > 0 ? t + (size_t)(y - 1) * w : NULL;
+        const unsigned char *mid = t + (size_t)y * w;
+        const unsigned char *dn = y < h - 1 ? t + (size_t)(y + 1) * w : NULL;
+        unsigned char *o = m + (size_t)y * w;
+        for (int x = 0; x < w; x++) {
+            int a = up ? up[x] : 0, b = mid[x], c = dn ? dn[x] : 0;
+            o[x] = (unsigned char)(erode ? (a & b & c) : (a | b | c));
+        }
+    }
+}
+
+/* Glare: light's hotspot on a glossy or pale mat is brighter than the
+ * quadratic surface, but its rim is a slow ramp where a card's is a step:
+ * three pixels in from the rim a card is as bright as it gets, glare barely
+ * above the threshold.  A large region whose rim is that soft loses its
+ * bright pixels (its print stays: a card
+ * under the glare is then found by its outline). */
+static void cd__glare(cd__det *d)
+{
+    int w = d->w, h = d->h;
+    int *stack = malloc(sizeof *stack * (size_t)w * h);
+    unsigned char *seen = calloc((size_t)w * h, 1);
+    const float *ex = d->ex;
+    if (!stack || !seen || !ex) {
+        free(stack);
+        free(seen);
+        return;
+    }
+    for (int i0 = 0; i0 < w * h; i0++) {
+        if (!d->mask[i0] || seen[i0])
+            continue;
+        int ns = 0, head = 0, nring = 0, nbright = 0;
+        double ering = 0;
+        stack[ns++] = i0;
+        seen[i0] = 1;
+        while (head < ns) {
+            int k = stack[head++], x = k % w, y = k / w;
+            const int nb[4][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}};
+            for (int q = 0; q < 4; q++) {
+                int xx = x + nb[q][0], yy = y + nb[q][1];
+                if (xx < 0 || yy < 0 || xx >= w || yy >= h)
+                    continue;
+                int j2 = yy * w + xx;
+                if (d->mask[j2] && !seen[j2]) {
+                    seen[j2] = 1;
+                    stack[ns++] = j2;
+                }
+            }
+        }
+        /* glare covers much of the mat; a few cards' worth of faint
+         * paper is not glare */
+        if (ns < d->glare_min)
+            continue;
+        /* the ring three pixels in: every pixel within 2 is in the
+         * region, some within 3 is not */
+        for (int k = 0; k < ns; k++) {
+            int x = stack[k] % w, y = stack[k] / w, inner = 1, outer = 1;
+            if (d->ink[stack[k]] || x < 3 || y < 3 || x >= w - 3 || y >= h - 3)
+                continue;
+            for (int dy = -3; dy <= 3 && outer; dy++)
+                for (int dx = -3; dx <= 3; dx++) {
+                    int v = d->mask[(y + dy) * w + x + dx];
+                    if (abs(dx) <= 2 && abs(dy) <= 2)
+                        inner &= v;
+                    outer &= v;
+                }
+            if (inner && !outer) {
+                nring++;
+                if (ex[stack[k]] > d->tb) {
+                    nbright++;
+                    ering += ex[stack[k]];
+                }
+            }
+        }
+        /* (a region that is in the mask by its colour or its outline,
+         * not by brightness, is not glare) */
+        if (nring > 20 && nbright > nring / 2 && ering / nbright < 1.7 * d->tb)
+            for (int k = 0; k < ns; k++)
+                if (!d->ink[stack[k]]) {
+                    d->mask[stack[k]] = 0;
+                    d->nmask--;
+                }
+    }
+    free(stack);
+    free(seen);
+}
+
+/* The silhouettes: the colour mask opened (noise goes), the outlines
+ * added and closed, holes filled (whatever the outside cannot reach is
+ * card), then opened again (outline pieces that closed nothing go). */
 static void cd__open(cd__det *d)
 {
     unsigned char *t = malloc((size_t)d->w * d->h);
     if (!t)
         return;
-    for (int pass = 0; pass < 2; pass++) {
-        memcpy(t, d->mask, (size_t)d->w * d->h);
-        for (int y = 0; y < d->h; y++)
-            for (int x = 0; x < d->w; x++) {
-                int all = 1, any = 0;
-                for (int dy = -1; dy <= 1; dy++)
-                    for (int dx = -1; dx <= 1; dx++) {
-                        int xx = x + dx, yy = y + dy;
-                        int v = xx >= 0 && yy >= 0 && xx < d->w && yy < d->h ? t[yy * d->w + xx] : 0;
-                        all &= v;
-                        any |= v;
-                    }
-                d->mask[y * d->w + x] = (unsigned char)(pass == 0 ? all : any);
-            }
-    }
+    cd__glare(d);
+    cd__morph1(d, t, true);
+    cd__morph1(d, t, false);
+    for (int i = 0; i < d->w * d->h; i++)
+        d->mask[i] |= d->edge[i];
+    cd__morph1(d, t, false);
+    cd__morph1(d, t, true);
     /* Holes: the rim of a dark pip blurs through mat-like colours, so the
      * silhouette gets rings and holes; whatever the outside cannot reach
      * is card. */
@@ -397,10 +671,42 @@ static void cd__open(cd__det *d)
                 }
             }
         }
+        /* A hole of a pip's size is print too (black pips on a black mat
+         * are mat-like); specks in a noisy patch of mask are not. */
+        int minhole = (int)(8 * d->ppm * d->ppm) + 1;
+        for (int i0 = 0; i0 < d->w * d->h; i0++) {
+            if (d->mask[i0] || t[i0])
+                continue;
+            int head = 0;
+            ns = 0;
+            stack[ns++] = i0;
+            t[i0] = 2;
+            while (head < ns) {
+                int k = stack[head++], x = k % d->w, y = k / d->w;
+                const int nb[4][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}};
+                for (int q = 0; q < 4; q++) {
+                    int xx = x + nb[q][0], yy = y + nb[q][1];
+                    if (xx < 0 || yy < 0 || xx >= d->w || yy >= d->h)
+                        continue;
+                    int j = yy * d->w + xx;
+                    if (!t[j] && !d->mask[j]) {
+                        t[j] = 2;
+                        stack[ns++] = j;
+                    }
+                }
+            }
+            if (ns >= minhole)
+                for (int k = 0; k < ns; k++)
+                    d->ink[stack[k]] = 1;
+        }
         for (int i = 0; i < d->w * d->h; i++)
-            d->mask[i] = !t[i];
+            d->mask[i] = t[i] != 1;
         free(stack);
     }
+    cd__morph1(d, t, true);
+    cd__morph1(d, t, true);
+    cd__morph1(d, t, false);
+    cd__morph1(d, t, false);
     free(t);
     d->nmask = 0;
     for (int i = 0; i < d->w * d->h; i++)
@@ -495,7 +801,8 @@ static double cd__angle(const cd__det *d)
 }
 
 /* Best phase of a comb of pitch p (mm) over an edge profile e (1 mm bins
- * starting at lo); returns the contrast (peak minus mean) and the phase. */
+ * starting at lo); returns the contrast (peak minus mean, over the total)
+ * and the phase. */
 static double cd__comb(const double *e, int n, double lo, double p, double *phase)
 {
     int np = (int)ceil(p);
@@ -505,9 +812,11 @@ static double cd__comb(const double *e, int n, double lo, double p, double *phas
         double s = 0;
         for (double t = k; t < n; t += p) {
             int i = (int)(t + 0.5);
-            for (int j = i - 1; j <= i + 1; j++)
+            /* teeth 5 mm wide: blur grows a bright card's silhouette by a
+             * millimetre or two each way */
+            for (int j = i - 2; j <= i + 2; j++)
                 if (j >= 0 && j < n)
-                    s += e[j] * (j == i ? 1 : 0.5);
+                    s += e[j] * (j == i ? 1 : abs(j - i) == 1 ? 0.6 : 0.3);
         }
         sum += s;
         if (s > best) {
@@ -515,7 +824,12 @@ static double cd__comb(const double *e, int n, double lo, double p, double *phas
             *phase = lo + k;
         }
     }
-    return best - sum / np;
+    /* as a share of all the edge mass: a longer pitch has fewer teeth and
+     * would otherwise lose to a shorter one on a small board */
+    double total = 0;
+    for (int i = 0; i < n; i++)
+        total += e[i];
+    return total > 0 ? (best - sum / np) / total : 0;
 }
 
 static void cd__grid_fit(vis_cards *c, const cd__det *d, cd__grid *g)
@@ -556,23 +870,53 @@ static void cd__grid_fit(vis_cards *c, const cd__det *d, cd__grid *g)
     double *eu = calloc((size_t)nu, sizeof *eu), *ev = calloc((size_t)nv, sizeof *ev);
     if (!pu || !pv || !eu || !ev)
         goto done;
-    /* Edge profiles: the mask's gradient along u projected on u, and so
-     * for v (interior pips are inside the silhouette and give none). */
-    for (int y = 1; y < d->h - 1; y++)
-        for (int x = 1; x < d->w - 1; x++) {
-            const unsigned char *m = d->mask + y * d->w + x;
-            int gx = m[1] - m[-1], gy = m[d->w] - m[-d->w];
-            if (!gx && !gy)
-                continue;
-            double tx = d->x0 + (x + 0.5) / d->ppm, ty = d->y0 + (y + 0.5) / d->ppm;
-            double u = tx * ca + ty * sa - umin, v = -tx * sa + ty * ca - vmin;
-            double gu = gx * ca + gy * sa, gv = -gx * sa + gy * ca;
-            int iu = (int)u, iv = (int)v;
-            if (iu >= 0 && iu < nu)
-                eu[iu] += fabs(gu);
-            if (iv >= 0 && iv < nv)
-                ev[iv] += fabs(gv);
-        }
+    /* Edge profiles: the silhouette's outline along u projected on u, and
+     * so for v; plus, inside the silhouette, thin dark lines across u: the
+     * seams where cards touch (they merge in the mask, but a seam is a line
+     * darker than the paper on both sides).  A ridge measure, not the
+     * gradient: JPEG's 8x8 blocks make steps all over a pale card, and pip
+     * and glyph sides are steps too.  Both are clamped, so that a long
+     * faint seam counts per row as much as an outer edge. */
+    {
+        const double cap = 90;
+        for (int y = 1; y < d->h - 1; y++)
+            for (int x = 1; x < d->w - 1; x++) {
+                const unsigned char *m = d->mask + y * d->w + x;
+                double tx = d->x0 + (x + 0.5) / d->ppm, ty = d->y0 + (y + 0.5) / d->ppm;
+                double u = tx * ca + ty * sa - umin, v = -tx * sa + ty * ca - vmin;
+                int iu = (int)u, iv = (int)v;
+                int gx = m[1] - m[-1], gy = m[d->w] - m[-d->w];
+                double ou = fabs(gx * ca + gy * sa), ov = fabs(-gx * sa + gy * ca);
+                double ru = 0, rv = 0;
+                if (m[0]) {
+                    /* brightness two pixels either side along u, and v */
+                    const double st = 2;
+                    int xa = (int)lround(x + st * ca), ya = (int)lround(y + st * sa);
+                    int xb = (int)lround(x - st * ca), yb = (int)lround(y - st * sa);
+                    int xc = (int)lround(x - st * sa), yc = (int)lround(y + st * ca);
+                    int xd = (int)lround(x + st * sa), yd = (int)lround(y - st * ca);
+                    if (xa >= 0 && xb >= 0 && xc >= 0 && xd >= 0 && ya >= 0 && yb >= 0 &&
+                        yc >= 0 && yd >= 0 && xa < d->w && xb < d->w && xc < d->w &&
+                        xd < d->w && ya < d->h && yb < d->h && yc < d->h && yd < d->h &&
+                        d->mask[ya * d->w + xa] && d->mask[yb * d->w + xb] &&
+                        d->mask[yc * d->w + xc] && d->mask[yd * d->w + xd]) {
+#define CD__BR(xx, yy) (d->rgb[((size_t)(yy) * d->w + (xx)) * 3] + d->rgb[((size_t)(yy) * d->w + (xx)) * 3 + 1] + d->rgb[((size_t)(yy) * d->w + (xx)) * 3 + 2])
+                        int c0 = CD__BR(x, y);
+                        int a = CD__BR(xa, ya), b = CD__BR(xb, yb);
+                        int cc = CD__BR(xc, yc), dd = CD__BR(xd, yd);
+#undef CD__BR
+                        ru = fmin(a, b) - c0;
+                        rv = fmin(cc, dd) - c0;
+                    }
+                }
+                ru = ru > 12 ? fmin(ru, cap) : 0;
+                rv = rv > 12 ? fmin(rv, cap) : 0;
+                if (iu >= 0 && iu < nu)
+                    eu[iu] += cap * ou + ru;
+                if (iv >= 0 && iv < nv)
+                    ev[iv] += cap * ov + rv;
+            }
+    }
     {
         double phu_a, phv_a, phu_b, phv_b;
         double sa_ = cd__comb(eu, nu, umin, c->cw, &phu_a) + cd__comb(ev, nv, vmin, c->ch, &phv_a);
@@ -607,9 +951,77 @@ static void cd__patch_free(cd__patch *p)
 {
     vis_image_free(p->img);
     free(p->ink);
+    free(p->sc);
     free(p->lab);
     free(p->pix);
     memset(p, 0, sizeof *p);
+}
+
+/* Moves the card's centre (cx, cy) onto its own outline: the grid's
+ * phase comes from a 1 px/mm view and may be off by a millimetre or two,
+ * enough to cut a corner index in half.  The card and a margin are cut out
+ * upright at 2 px/mm; along each side the line of the strongest brightness
+ * change across it (an outer edge or the seam with a neighbour) within
+ * 4 mm of where it should be is found, from the middle half of the side
+ * only (the indices and pips lie elsewhere); the centre moves to the
+ * middle between opposite sides when they lie a card apart. */
+static void cd__refine(const vis_cards *c, const vis_image *top, const vis_view *vw, double *cx,
+                       double *cy, double ang)
+{
+    const double P = 2, M = 5, win = 4;
+    double x0, y0, ca = cos(ang), sa = sin(ang), k = vw->px_per_mm, s = 1 / P;
+    int w = (int)((c->cw + 2 * M) * P), h = (int)((c->ch + 2 * M) * P);
+    vis_homography a, inv;
+    vis_image *img = NULL;
+    cd__origin(vw, &x0, &y0);
+    double ox = -0.5 * (c->cw + 2 * M) + 0.5 * s, oy = -0.5 * (c->ch + 2 * M) + 0.5 * s;
+    a.m[0] = k * s * ca;
+    a.m[1] = -k * s * sa;
+    a.m[2] = k * (*cx + ox * ca - oy * sa - x0) - 0.5;
+    a.m[3] = k * s * sa;
+    a.m[4] = k * s * ca;
+    a.m[5] = k * (*cy + ox * sa + oy * ca - y0) - 0.5;
+    a.m[6] = 0;
+    a.m[7] = 0;
+    a.m[8] = 1;
+    if (vis_homography_invert(a, &inv, NULL) != 0 ||
+        vis_warp_perspective(top, inv, w, h, VIS_INTER_LINEAR, vis_grey(0), &img, NULL) != 0)
+        return;
+    double *col = calloc((size_t)w + (size_t)h, sizeof *col), *row = col + w;
+    if (!col) {
+        vis_image_free(img);
+        return;
+    }
+    int ya = (int)((M + 0.25 * c->ch) * P), yb = (int)((M + 0.75 * c->ch) * P);
+    int xa = (int)((M + 0.25 * c->cw) * P), xb = (int)((M + 0.75 * c->cw) * P);
+#define CD__G(xx, yy) (img->data[(size_t)(yy) * img->stride + 3 * (size_t)(xx)] + img->data[(size_t)(yy) * img->stride + 3 * (size_t)(xx) + 1] + img->data[(size_t)(yy) * img->stride + 3 * (size_t)(xx) + 2])
+    for (int y = ya; y <= yb; y++)
+        for (int x = 1; x < w - 1; x++)
+            col[x] += abs(CD__G(x + 1, y) - CD__G(x - 1, y));
+    for (int y = 1; y < h - 1; y++)
+        for (int x = xa; x <= xb; x++)
+            row[y] += abs(CD__G(x, y + 1) - CD__G(x, y - 1));
+#undef CD__G
+    double shift[2] = {0, 0};
+    for (int axis = 0; axis < 2; axis++) {
+        const double *pr = axis == 0 ? col : row;
+        double len = axis == 0 ? c->cw : c->ch;
+        int n = axis == 0 ? w : h, best[2] = {-1, -1};
+        for (int side = 0; side < 2; side++) {
+            double at = (M + side * len) * P;
+            int lo = (int)(at - win * P), hi = (int)(at + win * P);
+            for (int i = lo < 1 ? 1 : lo; i <= hi && i < n - 1; i++)
+                if (best[side] < 0 || pr[i] > pr[best[side]])
+                    best[side] = i;
+        }
+        if (best[0] < 0 || best[1] < 0 || fabs(best[1] - best[0] - len * P) > 2.5 * P)
+            continue;
+        shift[axis] = (0.5 * (best[0] + best[1]) - (M + 0.5 * len) * P) / P;
+    }
+    *cx += shift[0] * ca - shift[1] * sa;
+    *cy += shift[0] * sa + shift[1] * ca;
+    free(col);
+    vis_image_free(img);
 }
 
 /* Cuts the card centred at table (cx, cy) with its short side along
@@ -643,9 +1055,10 @@ static int cd__cut(const vis_cards *c, const vis_image *top, const vis_view *vw,
         return rc;
     size_t n = (size_t)p->w * p->h;
     p->ink = calloc(n, 1);
+    p->sc = calloc(n, 1);
     p->lab = malloc(n * sizeof *p->lab);
     p->pix = malloc(n * sizeof *p->pix);
-    if (!p->ink || !p->lab || !p->pix)
+    if (!p->ink || !p->sc || !p->lab || !p->pix)
         return base_err_set(err, BASE_ENOMEM, "vis_cards: out of memory");
     /* white balance in place */
     float g[3] = {cd__gain(vw, 0), cd__gain(vw, 1), cd__gain(vw, 2)};
@@ -696,7 +1109,7 @@ static void cd__ink(cd__patch *p, double *paper_frac, double *paper_sat)
     double pmin = fmin(p->paper[0], fmin(p->paper[1], p->paper[2]));
     *paper_sat = pmax > 0 ? (pmax - pmin) / pmax : 1;
     double pb = p->paper[0] + p->paper[1] + p->paper[2];
-    int npaper = 0;
+    int npaper = 0, edge = (int)(1.5 * CD__PPM);
     for (int y = 0; y < p->h; y++)
         for (int x = 0; x < p->w; x++) {
             const unsigned char *q = cd__px(p, x, y);
@@ -709,11 +1122,83 @@ static void cd__ink(cd__patch *p, double *paper_frac, double *paper_sat)
             /* how far from paper: darker, or another hue */
             double sc = fmax((pb - br) / pb, dc / pb);
             unsigned char v = sc > 0.25 ? 1 : sc > 0.15 ? 2 : 0;
+            p->sc[y * p->w + x] = (unsigned char)(sc <= 0 ? 0 : sc >= 1 ? 255 : sc * 255);
+            /* the outermost 1.5 mm: the card's edge, the seam, the mat;
+             * never print (indices start further in), and it would join
+             * an index glyph to the outline */
+            if (v == 1 && (x < edge || y < edge || x >= p->w - edge || y >= p->h - edge))
+                v = 2;
             p->ink[y * p->w + x] = v;
             if (x >= b && y >= b && x < p->w - b && y < p->h - b)
                 npaper += v == 0;
         }
     *paper_frac = n ? (double)npaper / n : 0;
+    /* Lines along the card's sides, within 5 mm of them: a frame printed
+     * round the face, the card's own edge or a neighbour's seen past a
+     * small misplacement.  A column (row) there that is ink over 40% of
+     * its length is a line, not an index (an index spans a fifth of a
+     * side); its ink would join the index glyphs. */
+    int band = (int)(5 * CD__PPM);
+    for (int side = 0; side < 2; side++) {
+        int nl = side == 0 ? p->w : p->h, len = side == 0 ? p->h : p->w;
+        for (int i = 0; i < nl; i++) {
+            if (i >= band && i < nl - band)
+                continue;
+            int cnt = 0;
+            for (int j = 0; j < len; j++)
+                cnt += p->ink[side == 0 ? j * p->w + i : i * p->w + j] == 1;
+            if (cnt > 0.4 * len)
+                for (int j = 0; j < len; j++) {
+                    unsigned char *v = &p->ink[side == 0 ? j * p->w + i : i * p->w + j];
+                    if (*v == 1)
+                        *v = 2;
+                }
+        }
+    }
+    /* Long thin lines anywhere: the frame round a court picture passes a
+     * millimetre from the indices and joins them when blurred.  A run of
+     * ink 15 mm long along a column (row) whose pixels are at most 2 mm
+     * thick across it is a line; pips and glyphs are shorter, a picture's
+     * shapes thicker. */
+    int minrun = (int)(15 * CD__PPM), thick = (int)(2 * CD__PPM);
+    unsigned char *mark = calloc((size_t)p->w * p->h, 1);
+    if (!mark)
+        return;
+    for (int side = 0; side < 2; side++) {
+        /* side 0: vertical runs in columns; 1: horizontal runs in rows */
+        int nl = side == 0 ? p->w : p->h, len = side == 0 ? p->h : p->w;
+        for (int i = 0; i < nl; i++) {
+            int j = 0;
+            while (j < len) {
+#define CD__AT(ii, jj) (side == 0 ? (jj) * p->w + (ii) : (ii) * p->w + (jj))
+                if (p->ink[CD__AT(i, j)] != 1) {
+                    j++;
+                    continue;
+                }
+                int j0 = j;
+                while (j < len && p->ink[CD__AT(i, j)] == 1)
+                    j++;
+                if (j - j0 < minrun)
+                    continue;
+                for (int t = j0; t < j; t++) {
+                    /* thickness across the run at t */
+                    int a = i, b = i;
+                    while (a > 0 && p->ink[CD__AT(a - 1, t)] == 1 && i - a <= thick)
+                        a--;
+                    while (b < nl - 1 && p->ink[CD__AT(b + 1, t)] == 1 && b - i <= thick)
+                        b++;
+                    if (b - a + 1 <= thick)
+                        for (int q = a; q <= b; q++)
+                            mark[CD__AT(q, t)] = 1;
+                }
+#undef CD__AT
+            }
+        }
+    }
+    for (int i = 0; i < p->w * p->h; i++)
+        if (mark[i])
+            p->ink[i] = 2;
+    free(mark);
 }
 
 /* Connected ink blobs (8-neighbours). */
@@ -793,42 +1278,90 @@ static void cd__drop_edge_blobs(cd__patch *p)
 /* Ink colour class of a blob: 0 black, 1 red, 2 blue, 3 green. */
 static int cd__color(const cd__patch *p, const cd__blob *b, double *strength)
 {
-    /* against the paper: a cream card's black ink is not "yellow" */
-    double r = b->sr / b->n / fmax(p->paper[2], 1), g = b->sg / b->n / fmax(p->paper[1], 1),
-           bl = b->sb / b->n / fmax(p->paper[0], 1);
-    double mx = fmax(r, fmax(g, bl)), mn = fmin(r, fmin(g, bl));
-    double sat = mx > 0.01 ? (mx - mn) / mx : 0;
-    *strength = sat;
-    if (sat < 0.35 || mx - mn < 0.12)
+    /* The core of the blob: its darkest 40%.  The rim is blurred into the
+     * paper and, on a dim picture, would wash a red pip out to grey. */
+    int hist[766] = {0}, want = (int)(0.4 * b->n) + 1, acc = 0, thr = 0;
+    for (int i = 0; i < b->n; i++) {
+        int k = p->pix[b->first + i];
+        const unsigned char *q = p->img->data + (size_t)(k / p->w) * p->img->stride + 3 * (size_t)(k % p->w);
+        hist[q[0] + q[1] + q[2]]++;
+    }
+    while (thr < 765 && acc + hist[thr] < want)
+        acc += hist[thr++];
+    double sb = 0, sg = 0, sr = 0;
+    int m = 0;
+    for (int i = 0; i < b->n; i++) {
+        int k = p->pix[b->first + i];
+        const unsigned char *q = p->img->data + (size_t)(k / p->w) * p->img->stride + 3 * (size_t)(k % p->w);
+        if (q[0] + q[1] + q[2] <= thr) {
+            sb += q[0];
+            sg += q[1];
+            sr += q[2];
+            m++;
+        }
+    }
+    if (m == 0)
+        m = 1;
+    /* How much each channel is darkened against the paper (a cream card's
+     * black ink is not "yellow"): black ink darkens all three alike, red
+     * ink green and blue far more than red, and so on, however faint or
+     * blurred the symbol is. */
+    double dr = 1 - sr / m / fmax(p->paper[2], 1), dg = 1 - sg / m / fmax(p->paper[1], 1),
+           db = 1 - sb / m / fmax(p->paper[0], 1);
+    double dm = fmax(dr, fmax(dg, db));
+    if (dm < 0.05) {
+        *strength = 0;
         return 0;
-    if (r >= g && r >= bl)
-        return 1;
-    if (bl >= g)
-        return 2;
-    return 3;
+    }
+    double red = ((dg + db) / 2 - dr) / dm, blue = ((dr + dg) / 2 - db) / dm,
+           green = ((dr + db) / 2 - dg) / dm;
+    double best = fmax(red, fmax(blue, green));
+    *strength = best;
+    if (best < 0.35)
+        return 0;
+    return red >= best ? 1 : blue >= best ? 2 : 3;
 }
 
-/* Shape of a suit symbol, turned upright when flip: scores for spade,
- * heart, diamond, club from its width profile. */
+/* Shape of a suit symbol, turned upright when flip.  Measured on the
+ * symbol's core (ink at least a third as strong as its strongest): the blob
+ * itself is grown by the blur into a rounder shape. */
 typedef struct cd__shape {
-    double top;   /* mean width of the top quarter / max width */
-    double peak;  /* where the widest row is, 0 top .. 1 bottom */
-    double fill;  /* area / bbox */
-    double tip;   /* width at 12% from the top / max */
-    double bot;   /* width at 88% / max */
+    double top;    /* mean width of the top quarter / max width */
+    double peak;   /* where the widest row is, 0 top .. 1 bottom */
+    double tip;    /* width at 12% from the top / max */
+    double aspect; /* height / width */
+    bool ok;
 } cd__shape;
 
 static void cd__shape_of(const cd__patch *p, const cd__blob *b, int id, bool flip, cd__shape *s)
 {
-    int h = b->y1 - b->y0 + 1, wmax = 0, imax = 0;
-    int wrow[256];
+    int hist[256] = {0};
     memset(s, 0, sizeof *s);
-    if (h > 256 || h < 3)
+    for (int y = b->y0; y <= b->y1; y++)
+        for (int x = b->x0; x <= b->x1; x++)
+            if (p->lab[y * p->w + x] == id)
+                hist[p->sc[y * p->w + x]]++;
+    int want = b->n / 5, acc = 0, core = 255;
+    while (core > 0 && acc + hist[core] < want)
+        acc += hist[core--];
+    int thr = (int)(0.35 * core);
+    int x0 = 1 << 30, x1 = -1, y0 = 1 << 30, y1 = -1;
+    for (int y = b->y0; y <= b->y1; y++)
+        for (int x = b->x0; x <= b->x1; x++)
+            if (p->lab[y * p->w + x] == id && p->sc[y * p->w + x] >= thr) {
+                x0 = x < x0 ? x : x0;
+                x1 = x > x1 ? x : x1;
+                y0 = y < y0 ? y : y0;
+                y1 = y > y1 ? y : y1;
+            }
+    int h = y1 - y0 + 1, wmax = 0, imax = 0;
+    int wrow[256];
+    if (y1 < 0 || h > 256 || h < 3)
         return;
     for (int j = 0; j < h; j++) {
-        int y = flip ? b->y1 - j : b->y0 + j, cnt = 0;
-        for (int x = b->x0; x <= b->x1; x++)
-            cnt += p->lab[y * p->w + x] == id;
+        int y = flip ? y1 - j : y0 + j, cnt = 0;
+        for (int x = x0; x <= x1; x++)
+            cnt += p->lab[y * p->w + x] == id && p->sc[y * p->w + x] >= thr;
         wrow[j] = cnt;
         if (cnt > wmax) {
             wmax = cnt;
@@ -850,19 +1383,31 @@ static void cd__shape_of(const cd__patch *p, const cd__blob *b, int id, bool fli
             sw += 1;
         }
     s->peak = sw > 0 ? (sj / sw) / (h - 1) : (double)imax / (h - 1);
-    s->fill = (double)b->n / ((double)h * (b->x1 - b->x0 + 1));
     s->tip = (double)wrow[(int)(0.12 * (h - 1) + 0.5)] / wmax;
-    s->bot = (double)wrow[(int)(0.88 * (h - 1) + 0.5)] / wmax;
+    s->aspect = (double)h / (x1 - x0 + 1);
+    s->ok = true;
 }
 
 /* Shape votes within a colour: red -> heart or diamond, black -> spade or
  * club.  Returns a signed score: > 0 for the first. */
+static double cd__clamp2(double v) { return v < -2 ? -2 : v > 2 ? 2 : v; }
+
 static double cd__shape_vote(const cd__shape *s, bool red)
 {
-    if (red) /* heart: wide top, fuller; diamond: pointed top, ~half full */
-        return (s->top - 0.55) * 4 + (s->fill - 0.6) * 4;
-    /* spade: pointed top, widest low, narrow stem; club: round top lobe */
-    return (0.5 - s->top) * 3 + (s->peak - 0.52) * 3 + (0.5 - s->tip) * 2;
+    if (!s->ok)
+        return 0;
+    /* Heart: two lobes make its top wide, it is widest high and about as
+     * wide as tall; a diamond is pointed at the top, widest in the middle
+     * and taller than wide (in every deck). */
+    if (red)
+        return cd__clamp2((s->tip - 0.73) / 0.15) + cd__clamp2((s->top - 0.63) / 0.13) +
+               cd__clamp2((0.42 - s->peak) / 0.08) + cd__clamp2((1.04 - s->aspect) / 0.2);
+    /* Spade: widest low (its two lobes under the point); club: widest at
+     * the middle (the side lobes).  Of the shape measures this is the one
+     * the blur leaves: pointed top against round lobe (tip, top) tells
+     * them apart barely better than chance at ten pixels a pip, so it only
+     * breaks ties.  Proportions differ between decks, so not the aspect. */
+    return cd__clamp2((s->peak - 0.52) / 0.03) + 0.05 * cd__clamp2((0.52 - s->tip) / 0.1);
 }
 
 /* Index letters as 5x7 stroke layouts of a plain sans letter. */
@@ -929,6 +1474,113 @@ static void cd__letter(const cd__patch *p, const int *ids, int nids, int x0, int
     }
 }
 
+/* Stroke features of an index glyph (the blobs ids, box x0..x1, y0..y1,
+ * turned upright when flip) that hold across fonts: holes (Q has one, J and
+ * K none) and where the ink sits (J's hook low on the left, K's three
+ * strokes meeting in the middle where Q is empty).  On the glyph's core
+ * (ink at least half its strongest). */
+typedef struct cd__glyph {
+    int holes;
+    double bl;  /* ink share in the bottom-left quarter (J's hook) */
+    double mid; /* ink share in the middle ninth (K's junction; Q's hole) */
+} cd__glyph;
+
+static void cd__glyph_of(const cd__patch *p, const int *ids, int nids, int x0, int y0, int x1,
+                         int y1, bool flip, cd__glyph *g)
+{
+    int hist[256] = {0}, n = 0;
+    memset(g, 0, sizeof *g);
+    int bw = x1 - x0 + 1, bh = y1 - y0 + 1;
+    if (bw < 2 || bh < 3 || bw > 200 || bh > 200)
+        return;
+    unsigned char *on = calloc((size_t)(bw + 2) * (bh + 2), 1);
+    if (!on)
+        return;
+    for (int y = y0; y <= y1; y++)
+        for (int x = x0; x <= x1; x++) {
+            int l = p->lab[y * p->w + x];
+            for (int k = 0; k < nids; k++)
+                if (l == ids[k]) {
+                    hist[p->sc[y * p->w + x]]++;
+                    n++;
+                }
+        }
+    int want = n / 5, acc = 0, core = 255;
+    while (core > 0 && acc + hist[core] < want)
+        acc += hist[core--];
+    int thr = core / 2, W = bw + 2, cnt = 0;
+    double sbl = 0, smid = 0;
+    for (int y = y0; y <= y1; y++)
+        for (int x = x0; x <= x1; x++) {
+            int l = p->lab[y * p->w + x], in = 0;
+            for (int k = 0; k < nids; k++)
+                in |= l == ids[k];
+            if (!in || p->sc[y * p->w + x] < thr)
+                continue;
+            int u = flip ? x1 - x : x - x0, v = flip ? y1 - y : y - y0;
+            on[(v + 1) * W + u + 1] = 1;
+            cnt++;
+            if (u < bw / 2.0 && v >= bh / 2.0)
+                sbl += 1;
+            if (u >= bw / 3.0 && u < 2 * bw / 3.0 && v >= bh / 3.0 && v < 2 * bh / 3.0)
+                smid += 1;
+        }
+    if (cnt > 0) {
+        g->bl = sbl / cnt;
+        g->mid = smid / cnt;
+    }
+    /* holes: background the frame round the box cannot reach (4-way) */
+    int *stack = malloc(sizeof *stack * (size_t)W * (bh + 2)), ns = 0;
+    if (stack) {
+        unsigned char *seen = on; /* 1 ink, 2 reached background */
+        for (int v = 0; v < bh + 2; v++)
+            for (int u = 0; u < W; u++)
+                if ((u == 0 || v == 0 || u == W - 1 || v == bh + 1) && !seen[v * W + u]) {
+                    seen[v * W + u] = 2;
+                    stack[ns++] = v * W + u;
+                }
+        for (int pass = 0; pass < 2; pass++) {
+            /* pass 0: the outside; pass 1: each enclosed region */
+            while (ns > 0) {
+                int k = stack[--ns], u = k % W, v = k / W;
+                const int nb[4][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}};
+                for (int q = 0; q < 4; q++) {
+                    int uu = u + nb[q][0], vv = v + nb[q][1];
+                    if (uu < 0 || vv < 0 || uu >= W || vv >= bh + 2 || seen[vv * W + uu])
+                        continue;
+                    seen[vv * W + uu] = 2;
+                    stack[ns++] = vv * W + uu;
+                }
+            }
+            if (pass == 1)
+                break;
+            for (int k = 0; k < W * (bh + 2); k++)
+                if (!seen[k]) {
+                    /* an enclosed region: count it if it has some size */
+                    int size = 0;
+                    seen[k] = 2;
+                    stack[ns++] = k;
+                    while (ns > 0) {
+                        int k2 = stack[--ns], u = k2 % W, v = k2 / W;
+                        size++;
+                        const int nb[4][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}};
+                        for (int q = 0; q < 4; q++) {
+                            int uu = u + nb[q][0], vv = v + nb[q][1];
+                            if (uu < 0 || vv < 0 || uu >= W || vv >= bh + 2 || seen[vv * W + uu])
+                                continue;
+                            seen[vv * W + uu] = 2;
+                            stack[ns++] = vv * W + uu;
+                        }
+                    }
+                    if (size >= 2)
+                        g->holes++;
+                }
+        }
+        free(stack);
+    }
+    free(on);
+}
+
 /* Reads the index in one corner: the letter scores and the suit symbol
  * (its blob id, -1 when none).  corner 0: top-left, 1: bottom-right
  * (turned by 180 degrees). */
@@ -954,7 +1606,8 @@ static void cd__index(const cd__patch *p, int corner, double letter[4], int *sui
     for (int i = 0; i < p->nblobs && nc < 32; i++) {
         const cd__blob *b = &p->blobs[i];
         double cx = b->sx / b->n, cy = b->sy / b->n;
-        if (b->n < 2 * P * P || cx < zx0 || cx > zx1 || cy < zy0 || cy > zy1)
+        if (b->n < 2 * P * P || b->y1 - b->y0 + 1 < 2.5 * P || cx < zx0 || cx > zx1 ||
+            cy < zy0 || cy > zy1)
             continue;
         /* not touching the card's centre area */
         if ((corner == 0 && (b->x1 > 15 * P || b->y1 > 36 * P)) ||
@@ -995,11 +1648,23 @@ static void cd__index(const cd__patch *p, int corner, double letter[4], int *sui
             gy0 = b->y0 < gy0 ? b->y0 : gy0;
             gy1 = b->y1 > gy1 ? b->y1 : gy1;
         } else if (sym < 0) {
-            sym = cand[i];
+            /* a suit symbol is 3 mm or more each way and not a sliver */
+            int bw = b->x1 - b->x0 + 1, bh = b->y1 - b->y0 + 1;
+            if (bw >= 2.5 * P && bh >= 3 * P && bh < 1.9 * bw && bw < 1.7 * bh)
+                sym = cand[i];
         }
     }
     if (gy1 - gy0 >= 4 && gx1 - gx0 >= 1) {
         cd__letter(p, ids, nid, gx0, gy0, gx1, gy1, corner == 1, letter);
+        /* the stroke layouts alone tell J Q K apart poorly at 5-8 pixels a
+         * letter; what survives the blur: Q's hole (or at least its empty
+         * middle), J's hook at the bottom left, K's junction of three
+         * strokes in the middle */
+        cd__glyph gg;
+        cd__glyph_of(p, ids, nid, gx0, gy0, gx1, gy1, corner == 1, &gg);
+        letter[1] += 12 * (gg.bl - 0.3);
+        letter[2] += 2 * (gg.holes > 0) + 4 * (0.11 - gg.mid);
+        letter[3] += 4 * (gg.mid - 0.11);
         *have_letter = nid == 1; /* "10" is two blobs: no letter */
     }
     *suit_blob = sym;
@@ -1007,6 +1672,9 @@ static void cd__index(const cd__patch *p, int corner, double letter[4], int *sui
 
 typedef struct cd__card {
     int rank, suit;
+    int rank2, suit2; /* the runner-up readings, 0 / -1 when none */
+    double black_vote; /* black by colour: the mean spade-vs-club vote of its symbols */
+    int black_n;       /* black by colour: how many symbols voted (0: not black) */
     bool face_down, court;
     int pips;
     float rank_conf, suit_conf;
@@ -1017,7 +1685,7 @@ static void cd__read_card(cd__patch *p, cd__card *out)
     const double P = CD__PPM;
     double pfrac, psat;
     memset(out, 0, sizeof *out);
-    out->suit = -1;
+    out->suit = out->suit2 = -1;
     cd__ink(p, &pfrac, &psat);
     double pbright = (p->paper[0] + p->paper[1] + p->paper[2]) / 3;
     cd__blobs(p);
@@ -1071,6 +1739,7 @@ static void cd__read_card(cd__patch *p, cd__card *out)
     /* suit votes: colour and shape */
     double col_votes[4] = {0}, shape_red = 0, shape_black = 0;
     int nshape = 0;
+    double wblack = 0;
     /* pips */
     int pip_ids[64], npip = 0;
     for (int i = 0; i < p->nblobs; i++) {
@@ -1127,8 +1796,10 @@ static void cd__read_card(cd__patch *p, cd__card *out)
             cd__shape_of(p, b, pip_ids[i], flip, &sh);
             if (col == 1)
                 shape_red += cd__shape_vote(&sh, true);
-            else if (col == 0)
+            else if (col == 0) {
                 shape_black += cd__shape_vote(&sh, false);
+                wblack += 1;
+            }
             nshape++;
         }
     }
@@ -1152,13 +1823,40 @@ static void cd__read_card(cd__patch *p, cd__card *out)
             cd__shape sh;
             cd__shape_of(p, b, sb, corner == 1, &sh);
             if (col == 1)
-                shape_red += 1.5 * cd__shape_vote(&sh, true);
-            else if (col == 0)
-                shape_black += 1.5 * cd__shape_vote(&sh, false);
+                shape_red += 0.7 * cd__shape_vote(&sh, true);
+            else if (col == 0) {
+                shape_black += 0.7 * cd__shape_vote(&sh, false);
+                wblack += 0.7;
+            }
             nshape++;
         }
     }
     if (out->court) {
+        /* The picture's own suit symbol: court designs set one beside the
+         * figure, inside the frame's corner (and turned, in the opposite
+         * one); a symbol-sized blob there votes like an index symbol. */
+        for (int i = 0; i < p->nblobs; i++) {
+            const cd__blob *b = &p->blobs[i];
+            double cx = b->sx / b->n / P, cy = b->sy / b->n / P;
+            int bw = b->x1 - b->x0 + 1, bh = b->y1 - b->y0 + 1;
+            bool turned = cy > p->h / P / 2;
+            double ux = turned ? p->w / P - cx : cx, uy = turned ? p->h / P - cy : cy;
+            if (ux < 13 || ux > 28 || uy < 11 || uy > 30 || bw < 3 * P || bh < 3 * P ||
+                bw > 9 * P || bh > 9 * P || bh > 1.9 * bw || bw > 1.7 * bh)
+                continue;
+            double st;
+            int col = cd__color(p, b, &st);
+            cd__shape sh;
+            col_votes[col] += 0.7;
+            cd__shape_of(p, b, i, turned, &sh);
+            if (col == 1)
+                shape_red += 0.7 * cd__shape_vote(&sh, true);
+            else if (col == 0) {
+                shape_black += 0.7 * cd__shape_vote(&sh, false);
+                wblack += 0.7;
+            }
+            nshape++;
+        }
         /* J Q K by the index letter */
         int best = -1;
         double bs = -2, second = -2;
@@ -1172,7 +1870,12 @@ static void cd__read_card(cd__patch *p, cd__card *out)
                 second = s;
         }
         rank = nletter ? cd__letter_rank[best] : 0;
-        rconf = nletter ? (float)fmin(1, fmax(0.1, 0.3 + 2 * (bs - second))) : 0;
+        for (int l = 1; l < 4 && nletter; l++)
+            if (l != best && fabs(letter[l] / nletter - second) < 1e-9)
+                out->rank2 = cd__letter_rank[l];
+        /* the index letter is 5-8 pixels tall in a camera's view of the
+         * whole table: never quite sure */
+        rconf = nletter ? (float)fmin(0.9, fmax(0.1, 0.2 + 0.3 * (bs - second))) : 0;
         /* the court picture's ink colour when the index gave none */
         if (col_votes[0] + col_votes[1] + col_votes[2] + col_votes[3] == 0)
             for (int i = 0; i < p->nblobs; i++) {
@@ -1188,6 +1891,10 @@ static void cd__read_card(cd__patch *p, cd__card *out)
     }
     out->rank = rank;
     out->rank_conf = rconf;
+    if (!out->court && rank >= 1)
+        /* a pip missed (hidden by blur or a merge) is likelier than one
+         * too many; an ace's alternative is a two */
+        out->rank2 = rank == 1 ? 2 : rank < 10 ? rank + 1 : 9;
     /* the suit */
     int col = 0;
     double tot = 0;
@@ -1201,23 +1908,76 @@ static void cd__read_card(cd__patch *p, cd__card *out)
         out->suit_conf = 0;
         return;
     }
-    double cconf = col_votes[col] / tot;
+    double cconf = col_votes[col] / tot, ns = nshape > 0 ? nshape : 1;
+    /* the confidence in the shape from the mean vote per symbol: the
+     * symbols of one card share its blur, so many weak votes are not many
+     * independent ones */
     if (col == 2) {
         out->suit = CD__D;
+        out->suit2 = CD__H;
         out->suit_conf = (float)cconf;
     } else if (col == 3) {
         out->suit = CD__C;
+        out->suit2 = CD__S;
         out->suit_conf = (float)cconf;
     } else if (col == 1) {
         out->suit = shape_red >= 0 ? CD__H : CD__D;
-        out->suit_conf = (float)(cconf * fmin(1, 0.4 + fabs(shape_red) / (nshape ? nshape : 1)));
+        out->suit2 = shape_red >= 0 ? CD__D : CD__H;
+        out->suit_conf = (float)(cconf * (0.5 + 0.5 * tanh(fabs(shape_red) / ns / 2)));
     } else {
         out->suit = shape_black >= 0 ? CD__S : CD__C;
-        out->suit_conf = (float)(cconf * fmin(1, 0.4 + fabs(shape_black) / (nshape ? nshape : 1)));
+        out->suit2 = shape_black >= 0 ? CD__C : CD__S;
+        if (wblack > 0) {
+            out->black_vote = shape_black / wblack;
+            out->black_n = (int)(wblack + 0.5);
+        }
+        out->suit_conf = (float)(cconf * (0.5 + 0.5 * tanh(fabs(shape_black) / ns / 2)));
     }
 }
 
 /* ---- the whole view ---- */
+
+/* Spade or club, across the view.  At a few pixels a millimetre the two
+ * black shapes differ little, and a card's symbols share its blur, so its
+ * own vote may lean the wrong way; but the cards of one view share the
+ * deck's design, the light and the blur.  When the black cards' mean votes
+ * fall into two groups with a clear gap between them, the upper group is
+ * the spades and the lower the clubs. */
+static void cd__black_split(vis_cards_reading *out, const double *bvote, const int *bn)
+{
+    int idx[VIS_CARDS_MAX], n = 0;
+    for (int i = 0; i < out->ncards; i++)
+        if (bn[i] >= 2 && (out->cards[i].suit == CD__S || out->cards[i].suit == CD__C))
+            idx[n++] = i;
+    if (n < 2)
+        return;
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && bvote[idx[j - 1]] > bvote[idx[j]]; j--) {
+            int t = idx[j];
+            idx[j] = idx[j - 1];
+            idx[j - 1] = t;
+        }
+    int cut = -1;
+    double gap = 0;
+    for (int i = 0; i + 1 < n; i++)
+        if (bvote[idx[i + 1]] - bvote[idx[i]] > gap) {
+            gap = bvote[idx[i + 1]] - bvote[idx[i]];
+            cut = i;
+        }
+    if (gap < 1.8)
+        return;
+    for (int i = 0; i < n; i++) {
+        vis_card *k = &out->cards[idx[i]];
+        int suit = i <= cut ? CD__C : CD__S;
+        if (k->suit != suit) {
+            k->suit2 = k->suit;
+            k->suit = suit;
+        }
+        /* the split is evidence of its own */
+        k->suit_conf = (float)fmax(k->suit_conf, fmin(0.9, 0.4 + 0.15 * gap));
+        k->conf = k->rank_conf < k->suit_conf ? k->rank_conf : k->suit_conf;
+    }
+}
 
 int vis_cards_read(vis_cards *c, const vis_image *top, const vis_view *vw, vis_cards_reading *out,
                    base_err *err)
@@ -1234,7 +1994,7 @@ int vis_cards_read(vis_cards *c, const vis_image *top, const vis_view *vw, vis_c
     out->pitch_y_mm = c->ch;
     if ((rc = cd__det_make(top, vw, &d, err)) != 0)
         return rc;
-    cd__mask(&d);
+    cd__mask(c, &d, vw, false);
     cd__open(&d);
     if (d.nmask < 0.3 * c->cw * c->ch * d.ppm * d.ppm) {
         cd__det_free(&d);
@@ -1269,7 +2029,9 @@ int vis_cards_read(vis_cards *c, const vis_image *top, const vis_view *vw, vis_c
         cd__det_free(&d);
         return 0;
     }
-    double *acc = calloc((size_t)nu * nv * 4, sizeof *acc);
+    double *acc = calloc((size_t)nu * nv * 5, sizeof *acc);
+    double bvote[VIS_CARDS_MAX] = {0};
+    int bn[VIS_CARDS_MAX] = {0};
     if (!acc) {
         cd__det_free(&d);
         return base_err_set(err, BASE_ENOMEM, "vis_cards_read: out of memory");
@@ -1283,7 +2045,9 @@ int vis_cards_read(vis_cards *c, const vis_image *top, const vis_view *vw, vis_c
             if (ku < kumin || ku > kumax || kv < kvmin || kv > kvmax)
                 continue;
             double fu = u - ku * g.pu, fv = v - kv * g.pv;
-            double *a = acc + 4 * ((kv - kvmin) * nu + (ku - kumin));
+            double *a = acc + 5 * ((kv - kvmin) * nu + (ku - kumin));
+            if (fu > 2 && fu < g.pu - 2 && fv > 2 && fv < g.pv - 2)
+                a[4] += d.ink[y * d.w + x];
             if (fu > inset && fu < g.pu - inset && fv > inset && fv < g.pv - inset) {
                 a[0] += 1;
                 a[1] += d.mask[y * d.w + x];
@@ -1295,9 +2059,11 @@ int vis_cards_read(vis_cards *c, const vis_image *top, const vis_view *vw, vis_c
         }
     for (int kv = kvmin; kv <= kvmax && rc == 0; kv++)
         for (int ku = kumin; ku <= kumax && rc == 0; ku++) {
-            double *a = acc + 4 * ((kv - kvmin) * nu + (ku - kumin));
+            double *a = acc + 5 * ((kv - kvmin) * nu + (ku - kumin));
+            /* a card is filled and has print (or a coloured back) on it: a
+             * bright patch of glare on a pale mat has none */
             if (a[0] < 0.5 * (g.pu - 2 * inset) * (g.pv - 2 * inset) * d.ppm * d.ppm ||
-                a[1] < 0.6 * a[0] || out->ncards >= VIS_CARDS_MAX)
+                a[1] < 0.6 * a[0] || a[4] < 40 * d.ppm * d.ppm || out->ncards >= VIS_CARDS_MAX)
                 continue;
             /* the card's centre: the cell centre, nudged toward the
              * silhouette's centroid in the cell */
@@ -1318,6 +2084,7 @@ int vis_cards_read(vis_cards *c, const vis_image *top, const vis_view *vw, vis_c
             cd__patch p;
             cd__card cr;
             memset(&p, 0, sizeof p);
+            cd__refine(c, top, vw, &tx, &ty, g.ang);
             rc = cd__cut(c, top, vw, tx, ty, g.ang, &p, err);
             if (rc == 0) {
                 cd__read_card(&p, &cr);
@@ -1330,6 +2097,10 @@ int vis_cards_read(vis_cards *c, const vis_image *top, const vis_view *vw, vis_c
                 o->face_down = cr.face_down;
                 o->rank = cr.face_down ? 0 : cr.rank;
                 o->suit = cr.face_down ? -1 : cr.suit;
+                o->rank2 = cr.face_down || cr.rank2 <= 0 ? -1 : cr.rank2;
+                bvote[out->ncards - 1] = cr.black_vote;
+                bn[out->ncards - 1] = cr.face_down ? 0 : cr.black_n;
+                o->suit2 = cr.face_down ? -1 : cr.suit2;
                 o->rank_conf = cr.rank_conf;
                 o->suit_conf = cr.suit_conf;
                 o->pips = cr.pips;
@@ -1341,6 +2112,8 @@ int vis_cards_read(vis_cards *c, const vis_image *top, const vis_view *vw, vis_c
             cd__patch_free(&p);
         }
     free(acc);
+    if (rc == 0)
+        cd__black_split(out, bvote, bn);
     cd__det_free(&d);
     if (rc != 0)
         return rc;
@@ -1370,7 +2143,7 @@ int vis_cards_survey(vis_cards *c, const vis_image *top, const vis_view *vw, vis
     memset(out, 0, sizeof *out);
     if ((rc = cd__det_make(top, vw, &d, err)) != 0)
         return rc;
-    cd__mask(&d);
+    cd__mask(c, &d, vw, true);
     cd__open(&d);
     double x0 = 1e9, y0 = 1e9, x1 = -1e9, y1 = -1e9;
     for (int y = 0; y < d.h; y++)

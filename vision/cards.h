@@ -14,7 +14,7 @@
  *     index symbols), measured on the symbols themselves;
  *   - the rank of 2..10 by counting the pips, of the ace by its single
  *     centre pip, and of J Q K (the court picture says "court", the corner
- *     index says which) by the stroke layout of the index letter;
+ *     index says which) by the strokes of the index letter;
  *   - a card whose face shows little or no paper is face down.
  * Every card gets a confidence; two cards read the same in one view are
  * both flagged as duplicates (a misreading, or a second deck). */
@@ -34,6 +34,9 @@
 typedef struct vis_card {
     int gx, gy;         /* grid cell: gx along the cards' short side */
     int rank, suit;
+    /* the runner-up reading of an unsure card (-1: none), for a referee
+     * that tries it against the rules when the first is illegal */
+    int rank2, suit2;
     bool face_down;
     bool duplicate;     /* another card in this view reads the same */
     double x_mm, y_mm;  /* the card's centre on the table */
@@ -63,7 +66,9 @@ void vis_cards_free(vis_cards *c);
 /* Where the cards are in a full view of the play area (not a roi), best at
  * about one pixel a millimetre: ncandidates is the number of card-sized
  * cells covered, x0..y1 their bounding box in table mm (only hand, hand_mm2
- * and the box are meaningful; dark is 0). */
+ * and the box are meaningful; dark is 0).  The handle keeps the mat's
+ * colour and brightness learnt here for the next vis_cards_read (a view of
+ * the cards' part of the table alone may be mostly cards). */
 int vis_cards_survey(vis_cards *c, const vis_image *top, const vis_view *view, vis_survey *out,
                      base_err *err);
 
