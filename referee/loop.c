@@ -307,6 +307,7 @@ static void ref__fuse(ref_loop *l, ref_reading *out)
                 alt->w[alt->n++] = cand[nx].w / cand[best].w;
                 cand[nx].w = 0;
             }
+            out->duplicate[out->n] = l->acc[k].duplicate[j];
             out->x_mm[out->n] = l->acc[k].x_mm[j];
             out->y_mm[out->n] = l->acc[k].y_mm[j];
             out->n++;

@@ -290,34 +290,35 @@ static int ref__prepare(ref_reader *r, const vis_image *frame, ref_reading *out,
     return 0;
 }
 
-/* The other readings of a cube: its runner-up shape, colour, or both.
- * The reading's doubt (1 - conf) is shared between them by how close each
- * runner-up came (the raw colour and shape margins), and each weight is
- * against the reading itself. */
-static void ref__qwirkle_alts(const vis_piece *vp, const rules_piece *p, ref_alts *out)
+/* The other readings of a piece read as (a, b): its runner-up for a, for
+ * b, or both (a2, b2 < 0: none).  The reading's doubt (1 - conf) is
+ * shared between them by how close each runner-up came (the raw margins
+ * ca, cb in 0..1), and each weight is against the reading itself. */
+static void ref__alts(const rules_piece *p, double conf, int a2, double ca, int b2, double cb,
+                      ref_alts *out)
 {
-    double conf = vp->conf > 0.02f ? vp->conf : 0.02, doubt = 1 - conf;
-    double ds = 1 - fmin(1, fmax(0, vp->shape_conf)), dc = 1 - fmin(1, fmax(0, vp->color_conf));
-    double ws = vp->shape2 >= 0 ? ds : 0, wc = vp->color2 >= 0 ? dc : 0;
-    double wb = vp->shape2 >= 0 && vp->color2 >= 0 ? ds * dc : 0, sum = ws + wc + wb;
+    double c = conf > 0.02 ? conf : 0.02, doubt = 1 - c;
+    double da = 1 - fmin(1, fmax(0, ca)), db = 1 - fmin(1, fmax(0, cb));
+    double wa = a2 >= 0 ? da : 0, wb = b2 >= 0 ? db : 0;
+    double wab = a2 >= 0 && b2 >= 0 ? da * db : 0, sum = wa + wb + wab;
     out->n = 0;
     if (sum <= 1e-9)
         return;
-    if (ws > 0) {
-        out->p[out->n] = *p;
-        out->p[out->n].b = (uint8_t)vp->shape2;
-        out->w[out->n++] = (float)(doubt * ws / sum / conf);
-    }
-    if (wc > 0) {
-        out->p[out->n] = *p;
-        out->p[out->n].a = (uint8_t)vp->color2;
-        out->w[out->n++] = (float)(doubt * wc / sum / conf);
-    }
     if (wb > 0) {
         out->p[out->n] = *p;
-        out->p[out->n].a = (uint8_t)vp->color2;
-        out->p[out->n].b = (uint8_t)vp->shape2;
-        out->w[out->n++] = (float)(doubt * wb / sum / conf);
+        out->p[out->n].b = (uint8_t)b2;
+        out->w[out->n++] = (float)(doubt * wb / sum / c);
+    }
+    if (wa > 0) {
+        out->p[out->n] = *p;
+        out->p[out->n].a = (uint8_t)a2;
+        out->w[out->n++] = (float)(doubt * wa / sum / c);
+    }
+    if (wab > 0) {
+        out->p[out->n] = *p;
+        out->p[out->n].a = (uint8_t)a2;
+        out->p[out->n].b = (uint8_t)b2;
+        out->w[out->n++] = (float)(doubt * wab / sum / c);
     }
 }
 
@@ -337,19 +338,34 @@ int ref_reader_read(ref_reader *r, const vis_image *frame, ref_reading *out, bas
         out->grid_angle_deg = r->cr->grid_angle_deg;
         out->pitch_mm = r->cr->pitch_x_mm;
         for (int i = 0; i < r->cr->ncards && out->n < REF_MAX_READ; i++) {
-            out->alt[out->n].n = 0;
             const vis_card *vc = &r->cr->cards[i];
             rules_piece *p = &out->pieces[out->n];
-            if (!vc->face_down && (vc->rank == 0 || vc->suit < 0))
-                continue; /* found but unreadable */
+            int rank = vc->rank, suit = vc->suit, rank2 = vc->rank2, suit2 = vc->suit2;
+            float conf = vc->conf;
+            if (!vc->face_down && (rank <= 0 || suit < 0)) {
+                /* found, half read: its runner-up, if any, as an unsure
+                 * reading (a card left out would look taken away) */
+                rank = rank > 0 ? rank : rank2;
+                suit = suit >= 0 ? suit : suit2;
+                if (rank <= 0 || suit < 0)
+                    continue;
+                rank2 = suit2 = -1;
+                conf = 0;
+            }
             memset(p, 0, sizeof *p);
             p->owner = -1;
             p->x = (int16_t)vc->gx;
             p->y = (int16_t)vc->gy;
-            p->a = (uint8_t)(vc->face_down ? 0 : vc->rank);
-            p->b = (uint8_t)(vc->face_down ? 0 : vc->suit);
+            p->a = (uint8_t)(vc->face_down ? 0 : rank);
+            p->b = (uint8_t)(vc->face_down ? 0 : suit);
             p->c = vc->face_down;
-            out->conf[out->n] = vc->conf;
+            out->conf[out->n] = conf;
+            out->duplicate[out->n] = vc->duplicate;
+            if (vc->face_down)
+                out->alt[out->n].n = 0;
+            else
+                ref__alts(p, conf, rank2 > 0 ? rank2 : -1, vc->rank_conf, suit2, vc->suit_conf,
+                          &out->alt[out->n]);
             out->x_mm[out->n] = vc->x_mm;
             out->y_mm[out->n] = vc->y_mm;
             out->n++;
@@ -374,7 +390,9 @@ int ref_reader_read(ref_reader *r, const vis_image *frame, ref_reading *out, bas
         p->a = (uint8_t)vp->color;
         p->b = (uint8_t)vp->shape;
         out->conf[out->n] = vp->conf;
-        ref__qwirkle_alts(vp, p, &out->alt[out->n]);
+        out->duplicate[out->n] = false; /* cubes repeat: three of each */
+        ref__alts(p, vp->conf, vp->color2, vp->color_conf, vp->shape2, vp->shape_conf,
+                  &out->alt[out->n]);
         out->x_mm[out->n] = vp->x_mm;
         out->y_mm[out->n] = vp->y_mm;
         out->n++;

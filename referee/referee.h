@@ -169,6 +169,7 @@ typedef struct ref_reading {
     rules_piece pieces[REF_MAX_READ];
     float conf[REF_MAX_READ];
     ref_alts alt[REF_MAX_READ]; /* other readings of each piece */
+    bool duplicate[REF_MAX_READ]; /* cards: another card in view reads the same */
     double x_mm[REF_MAX_READ], y_mm[REF_MAX_READ]; /* where each piece is on the table */
     bool hand;            /* a hand or arm over the play area: do not trust */
     unsigned mat_found;   /* bit i: marker i seen in this frame */

@@ -139,6 +139,8 @@ int ui_cmd_recognize(int argc, char **argv)
             p.y = (int16_t)(p.y - miny);
             o = rules_piece_to_json(game, &p);
             cJSON_AddNumberToObject(o, "conf", round(reading->conf[i] * 100) / 100);
+            if (reading->duplicate[i]) /* a misreading, or a second deck */
+                cJSON_AddTrueToObject(o, "duplicate");
             cJSON_AddItemToArray(pieces, o);
         }
         for (int id = 0; id < 4; id++)
