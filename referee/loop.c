@@ -13,6 +13,11 @@
 #define REF__MOTION_DIFF 14 /* grey levels that count as a change */
 #define REF__MAXQ 32
 #define REF__FUSE 3 /* still frames read and combined per still period */
+/* A side names the mover when it holds this many moving pixels (of the
+ * 160x120 motion image, over the stretch) and this share of all beyond the
+ * play area. */
+#define REF__MOVER_VOTES 40
+#define REF__MOVER_SHARE 0.7
 
 enum { REF__CMD_SIGNAL, REF__CMD_UNDO, REF__CMD_CORRECT };
 
@@ -33,6 +38,7 @@ struct ref_loop {
     ref_reading *acc;           /* REF__FUSE readings of one still period */
     int nacc;
     bool gave_up;        /* this still period showed a hand or no mat: read no more */
+    long side_votes[4];  /* moving pixels beyond each side since the last judgement */
     vis_image *prev;     /* the last frame, small and grey */
     double last_overlay;
 };
@@ -138,6 +144,44 @@ static void ref__drain(ref_loop *l)
 
 /* The share of a small grey copy of the frame that changed since the last
  * frame: cheap enough for every frame. */
+/* Whose hand it is: the arm reaches over the table from the player's
+ * side, so the moving pixels beyond the play area vote for the side they
+ * lie on (ref_reader_side), over the whole stretch of motion before a
+ * still table. */
+static void ref__vote_sides(ref_loop *l, const vis_image *grey, int fw, int fh)
+{
+    for (int y = 0; y < REF__MOTION_H; y++)
+        for (int x = 0; x < REF__MOTION_W; x++) {
+            int a = grey->data[y * grey->stride + x], b = l->prev->data[y * l->prev->stride + x];
+            int side;
+            if (abs(a - b) <= REF__MOTION_DIFF)
+                continue;
+            side = ref_reader_side(l->cfg.reader, (x + 0.5) * fw / REF__MOTION_W,
+                                   (y + 0.5) * fh / REF__MOTION_H);
+            if (side >= 0)
+                l->side_votes[side]++;
+        }
+}
+
+/* The seat the votes point to: one side clearly ahead, with a player on
+ * it (seat k sits on side k); -1 when nobody can tell. */
+static int ref__mover(const ref_loop *l)
+{
+    rules_status st;
+    long total = 0;
+    int best = 0;
+    rules_game_status(ref_game(l->cfg.referee), &st);
+    for (int k = 0; k < 4; k++) {
+        total += l->side_votes[k];
+        if (l->side_votes[k] > l->side_votes[best])
+            best = k;
+    }
+    if (total < REF__MOVER_VOTES || l->side_votes[best] < REF__MOVER_SHARE * total ||
+        best >= st.nplayers)
+        return -1;
+    return best;
+}
+
 static double ref__motion(ref_loop *l, const vis_image *frame)
 {
     vis_image *small = NULL, *grey = NULL;
@@ -156,6 +200,8 @@ static double ref__motion(ref_loop *l, const vis_image *frame)
                 changed += abs(a - b) > REF__MOTION_DIFF;
             }
         m = (double)changed / (REF__MOTION_W * REF__MOTION_H);
+        if (m > l->still.cfg.motion)
+            ref__vote_sides(l, grey, frame->width, frame->height);
     }
     vis_image_free(l->prev);
     l->prev = grey;
@@ -328,7 +374,8 @@ static void ref__judge(ref_loop *l, const vis_image *frame, double t0)
     v.conf = rd->conf;
     v.alt = rd->alt;
     v.n = rd->n;
-    v.mover = -1;
+    v.mover = ref__mover(l);
+    memset(l->side_votes, 0, sizeof l->side_votes);
     v.jpeg = jpeg;
     v.jpeg_len = len;
     ref_observe(l->cfg.referee, &v, &e);

@@ -16,6 +16,10 @@
  * looked for again at least this often anyway. */
 #define REF__REDETECT_FRAMES 150
 #define REF__PROBE 6 /* probe points a side of each marker */
+/* Beyond the play area by this much (mm), a moving pixel is on a side: the
+ * markers' margins are not, the far room is not. */
+#define REF__SIDE_MIN_MM 40.0
+#define REF__SIDE_MAX_MM 600.0
 
 struct ref_reader {
     char game[16];
@@ -92,6 +96,26 @@ bool ref_reader_fit(const ref_reader *r, cal_mat_fit *fit)
     if (r->has_fit && fit)
         *fit = r->fit;
     return r->has_fit;
+}
+
+int ref_reader_side(const ref_reader *r, double x_px, double y_px)
+{
+    vis_point t;
+    double out[4];
+    int best = -1;
+    if (!r->has_fit)
+        return -1;
+    t = vis_homography_apply(r->fit.img_to_table, (vis_point){x_px, y_px});
+    /* how far beyond each edge: bottom (y = h), top (y = 0), left, right */
+    out[0] = t.y - r->mat.h;
+    out[1] = -t.y;
+    out[2] = -t.x;
+    out[3] = t.x - r->mat.w;
+    for (int k = 0; k < 4; k++)
+        if (out[k] > REF__SIDE_MIN_MM && out[k] < REF__SIDE_MAX_MM &&
+            (best < 0 || out[k] > out[best]))
+            best = k;
+    return best;
 }
 
 /* White balance from the mat's white paper: the ring between each found

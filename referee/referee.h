@@ -190,6 +190,12 @@ int ref_reader_read(ref_reader *r, const vis_image *frame, ref_reading *out, bas
 /* The last mat fit (for overlays); false when there is none. */
 bool ref_reader_fit(const ref_reader *r, cal_mat_fit *fit);
 
+/* Which side of the play area a frame pixel lies beyond, as seats sit:
+ * 0 the bottom edge (markers 3 and 2), 1 the top (markers 0 and 1), 2 the
+ * left (0 and 3), 3 the right (1 and 2); -1 over the play area, too far
+ * out, or before the mat was found. */
+int ref_reader_side(const ref_reader *r, double x_px, double y_px);
+
 /* Uses learnt colours (calib's colour profiles) from the next frame on;
  * NULL goes back to the defaults. */
 void ref_reader_set_profile(ref_reader *r, const vis_qwirkle_profile *profile);

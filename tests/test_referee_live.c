@@ -7,7 +7,8 @@
  * its player, cubes and points, every injected illegal placement caught,
  * no move that was not made.  Then the same frames are replayed with a
  * take-back (the table shown as it was before a move) and with the match
- * stopped halfway and resumed from the store.
+ * stopped halfway and resumed from the store, and with a turn signalled
+ * so that the next cubes come from the wrong side of the table.
  *
  * The seed is one whose camera the recogniser reads right on every still
  * table (not all are: bench_referee_truth measures the share over other
@@ -165,6 +166,8 @@ typedef struct player_ {
     const clip *c;
     const int *script;
     int n, next, t0;
+    ref_referee *ref;
+    int signal_at; /* before this script frame, the player to move re-rolls (-1 never) */
 } player_;
 
 static int play_read(void *self, vis_image **frame, double *t, base_err *err)
@@ -172,6 +175,15 @@ static int play_read(void *self, vis_image **frame, double *t, base_err *err)
     player_ *p = self;
     if (p->next >= p->n)
         return base_err_set(err, BASE_EEOF, "end of the script");
+    if (p->next == p->signal_at) {
+        /* a tap in the web app: read on the loop's own thread, like a
+         * posted action */
+        rules_status st;
+        rules_move m;
+        rules_game_status(ref_game(p->ref), &st);
+        rules_move_init(&m, RULES_MOVE_REROLL);
+        assert_int_equal(ref_signal(p->ref, st.to_move, &m, err), 0);
+    }
     *t = (p->t0 + p->next) / FPS;
     {
         int k = p->script[p->next++];
@@ -181,20 +193,35 @@ static int play_read(void *self, vis_image **frame, double *t, base_err *err)
 
 static void play_close(void *self) { (void)self; }
 
+/* What was announced, for the tests that look at more than the store. */
+typedef struct said {
+    int n;
+    int kind[64], player[64];
+    char rule[64][40];
+} said;
+
 static void on_event(void *ctx, const ref_event *ev)
 {
-    (void)ctx;
+    said *s = ctx;
     BASE_DEBUG("test", "announced: %s", ev->text);
+    if (s && s->n < 64) {
+        s->kind[s->n] = ev->kind;
+        s->player[s->n] = ev->player;
+        snprintf(s->rule[s->n], sizeof s->rule[0], "%s", ev->verdict ? ev->verdict->rule : "");
+        s->n++;
+    }
 }
 
-/* Referees script[from..to) into the store (match 0: a new one);
- * returns the match id. */
-static int64_t referee_frames(db *store, int64_t match, const int *script, int from, int to)
+/* Referees script[from..to) into the store (match 0: a new one), with a
+ * re-roll signalled before script frame signal_at (-1: none); returns the
+ * match id. */
+static int64_t referee_frames_ex(db *store, int64_t match, const int *script, int from, int to,
+                                 int signal_at, said *log)
 {
     static const vis_capture_ops ops = {play_read, play_close, false};
-    player_ p = {g_clip, script + from, to - from, 0, from};
+    player_ p = {g_clip, script + from, to - from, 0, from, NULL, signal_at - from};
     cJSON *hdr = cJSON_Parse("{\"game\":\"qwirkle\",\"players\":[\"Ann\",\"Bob\"]}");
-    ref_config cfg = {"qwirkle", hdr, store, match, 0.5f, on_event, NULL};
+    ref_config cfg = {"qwirkle", hdr, store, match, 0.5f, on_event, log};
     ref_reader_config rc = {"qwirkle", NULL, NULL, 0};
     ref_loop_config lc;
     vis_capture *cam = NULL;
@@ -205,6 +232,7 @@ static int64_t referee_frames(db *store, int64_t match, const int *script, int f
     int64_t id;
     assert_int_equal(ref_reader_new(&rc, &rd, &e), 0);
     assert_int_equal(ref_new(&cfg, &e, &ref), 0);
+    p.ref = ref;
     assert_int_equal(vis_capture_wrap(&ops, &p, "script", &cam), 0);
     memset(&lc, 0, sizeof lc);
     lc.camera = cam;
@@ -219,6 +247,11 @@ static int64_t referee_frames(db *store, int64_t match, const int *script, int f
     vis_capture_free(cam);
     cJSON_Delete(hdr);
     return id;
+}
+
+static int64_t referee_frames(db *store, int64_t match, const int *script, int from, int to)
+{
+    return referee_frames_ex(store, match, script, from, to, -1, NULL);
 }
 
 /* The stored match's moves, taken-back ones left out. */
@@ -352,6 +385,48 @@ static void test_takeback_and_resume(void **state)
     free(script);
 }
 
+/* Bob re-rolls (a tap) instead of moving, so it is Ann's turn, yet the
+ * next cubes come from Bob's side of the table: flagged out of turn and
+ * credited to nobody. */
+static void test_out_of_turn_by_the_hand(void **state)
+{
+    int first = -1, second = -1, n = 0, seats[2] = {-1, -1}, flagged = -1;
+    int *script = malloc(sizeof *script * (size_t)g_clip->n);
+    said log = {0};
+    char *dir;
+    db *d = open_store(&dir);
+    (void)state;
+    for (int i = 0; i < g_clip->ntruth; i++)
+        if (g_clip->truth[i].legal) {
+            if (first < 0)
+                first = g_clip->move_frame[i], seats[0] = g_clip->truth[i].seat;
+            else if (second < 0)
+                second = g_clip->move_frame[i], seats[1] = g_clip->truth[i].seat;
+        }
+    assert_true(first > 0 && second > first && seats[0] != seats[1]);
+    /* the signal once the first move is judged, before the second starts */
+    while (first < second && !g_clip->stable[first])
+        first++;
+    first += 5;
+    assert_true(first < second && g_clip->stable[first]);
+    while (second < g_clip->n && !g_clip->stable[second])
+        second++;
+    for (int k = 0; k < second + (int)FPS && k < g_clip->n; k++)
+        script[n++] = k;
+    referee_frames_ex(d, 0, script, 0, n, first, &log);
+    for (int i = 0; i < log.n; i++) {
+        /* no move of the second player's is credited */
+        assert_false(log.kind[i] == REF_EV_MOVE && log.player[i] == seats[1] && i > 1);
+        if (log.kind[i] == REF_EV_ILLEGAL && strcmp(log.rule[i], "out-of-turn") == 0)
+            flagged = log.player[i];
+    }
+    assert_int_equal(flagged, seats[1]);
+    db_close(d);
+    th_rmtree(dir);
+    free(dir);
+    free(script);
+}
+
 int main(void)
 {
     if (getenv("TABLECAM_LOG") && base_log_parse_level(getenv("TABLECAM_LOG")) >= 0)
@@ -359,6 +434,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_match_equals_truth),
         cmocka_unit_test(test_takeback_and_resume),
+        cmocka_unit_test(test_out_of_turn_by_the_hand),
     };
     return cmocka_run_group_tests(tests, render, unrender);
 }
