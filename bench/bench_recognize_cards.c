@@ -7,7 +7,7 @@
  * one core).
  *
  *   bench_recognize_cards [FRAMES] [WIDTH HEIGHT] [--clean] [--dump DIR]
- *                         [--cache DIR] [-v]
+ *                         [--cache DIR] [--seed N] [--hands] [-v]
  *
  * Frames are read by ref_reader, the path of `tablecam recognize` and of
  * the live referee (mat, white balance, a coarse survey, then the cards'
@@ -15,7 +15,10 @@
  * frame;
  * --cache keeps the frames used in DIR (rendered on the first run, read
  * back on later ones: delete DIR after the simulator changes); -v names
- * every missed card. */
+ * every missed card; --seed N starts at seed N instead of 910000 (a second
+ * frame set, to check a change does not fit one set only); --hands reads
+ * every rendered frame (no cache), moving ones too, and counts how often a
+ * hand in view is reported and a stable frame without one is not. */
 #define _XOPEN_SOURCE 700
 #include <math.h>
 #include <stdio.h>
@@ -132,10 +135,13 @@ static bool compare(const rules_piece *truth, int nt, const vis_cards_reading *r
 int main(int argc, char **argv)
 {
     int want = 200, width = 1280, height = 960, frames = 0, exact = 0, errors = 0;
-    bool clean = false, verbose = false;
+    bool clean = false, verbose = false, hands = false;
+    int hand_true = 0, hand_found = 0, hand_free = 0, hand_false = 0, hand_over = 0,
+        hand_over_found = 0;
     const char *dump = NULL, *cache = NULL;
     FILE *idx = NULL;
     bool cache_write = false;
+    unsigned long long seed0 = SEED0;
     double ms = 0;
     cmp c;
     base_err e;
@@ -151,6 +157,10 @@ int main(int argc, char **argv)
             dump = argv[++i];
         else if (strcmp(argv[i], "--cache") == 0 && i + 1 < argc)
             cache = argv[++i];
+        else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc)
+            seed0 = strtoull(argv[++i], NULL, 10);
+        else if (strcmp(argv[i], "--hands") == 0)
+            hands = true;
         else if (strcmp(argv[i], "-v") == 0)
             verbose = true;
         else if (i + 1 < argc && atoi(argv[i]) > 0 && atoi(argv[i + 1]) > 0) {
@@ -173,7 +183,7 @@ int main(int argc, char **argv)
             return 1;
         }
     }
-    for (unsigned long long seed = SEED0; frames < want; seed++) {
+    for (unsigned long long seed = seed0; frames < want; seed++) {
         sim_options o;
         sim_stream *s = NULL;
         vis_image *img;
@@ -221,6 +231,53 @@ int main(int argc, char **argv)
             }
             cJSON *t = cJSON_Parse(tj);
             bool stable = cJSON_IsTrue(cJSON_GetObjectItem(t, "stable"));
+            if (hands && !cache) {
+                /* every frame: is a hand in view reported, and none on a
+                 * stable frame without one? */
+                bool in_view = cJSON_IsTrue(cJSON_GetObjectItem(t, "hand_in_view"));
+                static ref_reading hr;
+                if (!reader) {
+                    ref_reader_config rcfg = {"cards", NULL, NULL, 0};
+                    if (ref_reader_new(&rcfg, &reader, &e) != 0) {
+                        fprintf(stderr, "bench_recognize_cards: %s\n", e.msg);
+                        return 1;
+                    }
+                }
+                if (ref_reader_read(reader, img, &hr, &e) == 0) {
+                    if (in_view) {
+                        /* the hand's point inside the play area's outline */
+                        const cJSON *at = cJSON_GetObjectItem(cJSON_GetObjectItem(t, "hand"), "at_mm");
+                        const cJSON *mat = cJSON_GetObjectItem(t, "mat");
+                        double mw = cJSON_GetNumberValue(cJSON_GetObjectItem(mat, "w"));
+                        double mh = cJSON_GetNumberValue(cJSON_GetObjectItem(mat, "h"));
+                        double ax = cJSON_GetNumberValue(cJSON_GetArrayItem(at, 0));
+                        double ay = cJSON_GetNumberValue(cJSON_GetArrayItem(at, 1));
+                        bool over = at && mat && ax > 0 && ay > 0 && ax < mw && ay < mh;
+                        hand_true++;
+                        hand_found += hr.hand;
+                        hand_over += over;
+                        hand_over_found += over && hr.hand;
+                        if (verbose && over && !hr.hand)
+                            printf("  seed %llu frame %d: hand at %.0f,%.0f mm not reported\n",
+                                   seed, k, ax, ay);
+                        if (dump && over && !hr.hand) {
+                            char path[600];
+                            snprintf(path, sizeof path, "%s/hand-%llu-%d.png", dump, seed, k);
+                            vis_image_write(path, img, 0, NULL);
+                        }
+                    } else if (stable) {
+                        hand_free++;
+                        hand_false += hr.hand;
+                    }
+                }
+                if (stable)
+                    nstable++;
+                frames++;
+                cJSON_Delete(t);
+                free(tj);
+                vis_image_free(img);
+                continue;
+            }
             if (!stable || k % 6 != 0) {
                 cJSON_Delete(t);
                 free(tj);
@@ -252,6 +309,7 @@ int main(int argc, char **argv)
                     }
                 }
                 rc = ref_reader_read(reader, img, &rr, &e);
+                hand_false += rc == 0 && rr.hand;
                 memset(rd, 0, sizeof *rd);
                 for (int i = 0; rc == 0 && i < rr.n && i < VIS_CARDS_MAX; i++) {
                     vis_card *vc = &rd->cards[rd->ncards++];
@@ -288,8 +346,8 @@ int main(int argc, char **argv)
     }
     if (idx)
         fclose(idx);
-    printf("cards recognition: %d stable frames %dx%d%s (sim seeds from %d)\n", frames, width,
-           height, clean ? " clean" : "", SEED0);
+    printf("cards recognition: %d stable frames %dx%d%s (sim seeds from %llu)\n", frames, width,
+           height, clean ? " clean" : "", seed0);
     printf("cards found: precision %.4f recall %.4f (matched %d, extra %d, missed %d)\n",
            c.matched + c.fp ? (double)c.matched / (c.matched + c.fp) : 0,
            c.matched + c.fn ? (double)c.matched / (c.matched + c.fn) : 0, c.matched, c.fp, c.fn);
@@ -302,6 +360,16 @@ int main(int argc, char **argv)
     for (int d = 0; d < 10; d++)
         printf(" %5d", c.conf_wrong[d]);
     printf("   (wrong: misread or not there)\n");
+    if (hands) {
+        printf("hands: %d of %d frames with a hand in view reported (%d of %d with the hand's "
+               "point over the play area); %d of %d stable frames without one reported as a "
+               "hand\n",
+               hand_found, hand_true, hand_over_found, hand_over, hand_false, hand_free);
+        ref_reader_free(reader);
+        free(rd);
+        return 0;
+    }
+    printf("stable frames reported as a hand over the cards: %d\n", hand_false);
     printf("mat not found / read failed: %d frames\n", errors);
     printf("whole board exact: %.2f%% (target 99%%) %s\n", frames ? 100.0 * exact / frames : 0,
            exact >= 0.99 * frames ? "PASS" : "MISS");

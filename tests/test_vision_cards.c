@@ -451,6 +451,49 @@ static void test_pale_mat_glare(void **state)
     vis_image_free(img);
 }
 
+/* Hands: the survey of a view holding the play area's left edge (x = 0)
+ * reports an arm that reaches in from outside over the cards, and no hand
+ * for cards alone, even a face-up and a face-down card lying at the edge. */
+static bool survey_hand(vis_image *img, double *hand_mm2)
+{
+    vis_image *soft = NULL;
+    vis_cards *c = NULL;
+    vis_view v = view_of();
+    vis_survey sv;
+    base_err e;
+    v.x0_mm = -50;
+    v.y0_mm = 100;
+    assert_int_equal(vis_gaussian_blur(img, 0, 1.2, &soft, NULL), 0);
+    assert_int_equal(vis_cards_new(0, 0, &c, &e), 0);
+    assert_int_equal(vis_cards_survey(c, soft, &v, &sv, &e), 0);
+    vis_cards_free(c);
+    vis_image_free(soft);
+    *hand_mm2 = sv.hand_mm2;
+    return sv.hand;
+}
+
+static void test_hand(void **state)
+{
+    (void)state;
+    /* to_px maps from (X0, Y0) = (100, 100); this view starts at (-50, 100) */
+    const double dx = X0 + 50;
+    vis_image *img = new_view();
+    double mm2;
+    draw_card(img, &plain, 120 + dx, 200, 0, 5, vis_rgb(0, 0, 0));
+    draw_card(img, &plain, 183 + dx, 200, 0, 7, vis_rgb(0, 0, 0));
+    /* a face-up card at the edge, and a face-down one below it */
+    draw_card(img, &plain, 32 + dx, 200, 0, 3, vis_rgb(0, 0, 0));
+    draw_card(img, &plain, 32 + dx, 288, 0, 0, vis_rgb(150, 20, 30));
+    assert_false(survey_hand(img, &mm2));
+    /* an arm from outside the play area to over the first card: skin */
+    vis_point arm[4] = {to_px(-50 + dx, 320), to_px(-50 + dx, 380), to_px(140 + dx, 250),
+                        to_px(120 + dx, 215)};
+    vis_draw_polygon(img, arm, 4, vis_rgb(205, 150, 120), VIS_FILLED, 1, VIS_DRAW_AA, NULL);
+    assert_true(survey_hand(img, &mm2));
+    assert_true(mm2 > 63 * 88);
+    vis_image_free(img);
+}
+
 /* Simulated frames (fixed seeds, clean look): the cards are found where
  * the truth puts them, on a grid turned as the truth's board.  A regression
  * check of the whole path on a few frames, not a measure of accuracy:
@@ -536,7 +579,7 @@ int main(void)
         cmocka_unit_test(test_duplicate),     cmocka_unit_test(test_two_designs),
         cmocka_unit_test(test_rotated_board), cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_suit_shapes),   cmocka_unit_test(test_pale_mat_glare),
-        cmocka_unit_test(test_sim_frame),
+        cmocka_unit_test(test_hand),          cmocka_unit_test(test_sim_frame),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

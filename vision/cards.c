@@ -52,6 +52,7 @@
 #include "cards.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -175,6 +176,19 @@ static float cd__gain(const vis_view *vw, int ch)
     return g > 0.2f && g < 5.f ? g : 1.f;
 }
 
+/* The white balance as a table per channel (the same float product and
+ * truncation as per pixel). */
+static void cd__gain_lut(const vis_view *vw, unsigned char lut[3][256])
+{
+    for (int k = 0; k < 3; k++) {
+        float g = cd__gain(vw, k);
+        for (int v = 0; v < 256; v++) {
+            float f = v * g;
+            lut[k][v] = (unsigned char)(f > 255 ? 255 : f);
+        }
+    }
+}
+
 /* The detection view: the view shrunk to CD__SPPM, white-balanced, with
  * a mask of pixels on the mat. */
 typedef struct cd__det {
@@ -228,19 +242,25 @@ static int cd__det_make(const vis_image *top, const vis_view *vw, cd__det *d, ba
         cd__det_free(d);
         return base_err_set(err, BASE_ENOMEM, "vis_cards: out of memory");
     }
-    float g[3] = {cd__gain(vw, 0), cd__gain(vw, 1), cd__gain(vw, 2)};
+    unsigned char lut[3][256];
+    cd__gain_lut(vw, lut);
     for (int y = 0; y < d->h; y++) {
         const unsigned char *s = small->data + (size_t)y * small->stride;
         unsigned char *o = d->rgb + (size_t)y * d->w * 3;
-        for (int x = 0; x < d->w * 3; x++) {
-            float v = s[x] * g[x % 3];
-            o[x] = (unsigned char)(v > 255 ? 255 : v);
+        for (int x = 0; x < d->w; x++) {
+            o[3 * x] = lut[0][s[3 * x]];
+            o[3 * x + 1] = lut[1][s[3 * x + 1]];
+            o[3 * x + 2] = lut[2][s[3 * x + 2]];
         }
-        /* black: outside what the camera sees */
-        for (int x = 0; x < d->w; x++)
-            d->onmat[y * d->w + x] =
-                cd__on_mat(vw, d->x0 + (x + 0.5) / d->ppm, d->y0 + (y + 0.5) / d->ppm) &&
-                o[3 * x] + o[3 * x + 1] + o[3 * x + 2] > 12;
+        /* black: outside what the camera sees; the exact test only near the
+         * play area's edges and its corner markers */
+        double ty = d->y0 + (y + 0.5) / d->ppm, mk = vw->marker_mm > 0 ? vw->marker_mm : 0;
+        bool row_clear = ty > mk + 1 && ty < vw->mat_h - mk - 1;
+        for (int x = 0; x < d->w; x++) {
+            double tx = d->x0 + (x + 0.5) / d->ppm;
+            bool in = row_clear && tx > 1 && tx < vw->mat_w - 1 ? true : cd__on_mat(vw, tx, ty);
+            d->onmat[y * d->w + x] = in && o[3 * x] + o[3 * x + 1] + o[3 * x + 2] > 12;
+        }
     }
     vis_image_free(small);
     return 0;
@@ -274,12 +294,13 @@ static bool cd__mode(const cd__det *d, int x0, int y0, int x1, int y1, const dou
     free(hist);
     if (n < 20 || best < 0)
         return false;
-    double c[3] = {(best / (L * L)) * 16 + 8, ((best / L) % L) * 16 + 8, (best % L) * 16 + 8};
+    /* (the bin's centre is whole: integer distances, as exact) */
+    int c[3] = {(best / (L * L)) * 16 + 8, ((best / L) % L) * 16 + 8, (best % L) * 16 + 8};
     for (int y = y0; y < y1; y++)
         for (int x = x0; x < x1; x++) {
             const unsigned char *p = d->rgb + ((size_t)y * d->w + x) * 3;
             if (d->onmat[y * d->w + x] &&
-                fabs(p[0] - c[0]) + fabs(p[1] - c[1]) + fabs(p[2] - c[2]) < 36) {
+                abs(p[0] - c[0]) + abs(p[1] - c[1]) + abs(p[2] - c[2]) < 36) {
                 s[0] += p[0];
                 s[1] += p[1];
                 s[2] += p[2];
@@ -322,19 +343,6 @@ static bool cd__solve(double m[6][7], int n, double *x)
     return true;
 }
 
-
-static void cd__terms(const cd__det *d, const vis_view *vw, int x, int y, double f[6])
-{
-    double X = (d->x0 + (x + 0.5) / d->ppm) / vw->mat_w - 0.5;
-    double Y = (d->y0 + (y + 0.5) / d->ppm) / vw->mat_h - 0.5;
-    f[0] = 1;
-    f[1] = X;
-    f[2] = Y;
-    f[3] = X * X;
-    f[4] = X * Y;
-    f[5] = Y * Y;
-}
-
 /* Fits the mat's model to the view: the colour is the mode of the view's
  * colours, the brightness surface a robust fit to the pixels near it.
  * Card stock is brighter than the mat, so the band above the surface is
@@ -347,39 +355,87 @@ static bool cd__mat_fit(const cd__det *d, const vis_view *vw, cd__mat *mt)
         return false;
     double c0 = glob[0] + glob[1] + glob[2], coef[6] = {c0, 0, 0, 0, 0, 0}, band = 60;
     double mad = 8, cdev[64], cmad = 0;
+    /* the samples (every second pixel each way, of the mat's hue: a card
+     * of the mat's brightness but another colour is not mat) are gathered
+     * once; the three fits go over them */
+    int ns = 0;
+    size_t cap = (size_t)((w + 1) / 2) * ((h + 1) / 2);
+    double *sx = malloc(sizeof *sx * cap * 3);
+    int *sidx = malloc(sizeof *sidx * cap);
+    if (!sx || !sidx) {
+        free(sx);
+        free(sidx);
+        return false;
+    }
+    for (int y = 0; y < h; y += 2) {
+        double Y = (d->y0 + (y + 0.5) / d->ppm) / vw->mat_h - 0.5;
+        for (int x = 0; x < w; x += 2) {
+            if (!d->onmat[y * w + x])
+                continue;
+            const unsigned char *p = d->rgb + ((size_t)y * w + x) * 3;
+            double chroma = fabs((p[0] - p[2]) - (glob[0] - glob[2])) +
+                            fabs((p[1] - p[2]) - (glob[1] - glob[2]));
+            if (chroma > 40)
+                continue;
+            sx[3 * ns] = (d->x0 + (x + 0.5) / d->ppm) / vw->mat_w - 0.5;
+            sx[3 * ns + 1] = Y;
+            sx[3 * ns + 2] = p[0] + p[1] + p[2];
+            sidx[ns++] = y * w + x;
+        }
+    }
     for (int it = 0; it < 3; it++) {
         double m[6][7] = {{0}};
         double dev[64] = {0};
         int nd = 0, cnt = 0;
         cmad = 0;
-        for (int y = 0; y < h; y += 2)
-            for (int x = 0; x < w; x += 2) {
-                if (!d->onmat[y * w + x])
-                    continue;
-                const unsigned char *p = d->rgb + ((size_t)y * w + x) * 3;
-                double f[6];
-                cd__terms(d, vw, x, y, f);
-                double model = 0, br = p[0] + p[1] + p[2];
-                for (int k = 0; k < 6; k++)
-                    model += coef[k] * f[k];
-                /* the mat's hue too: a card of the mat's brightness but
-                 * another colour is not mat */
-                double chroma = fabs((p[0] - p[2]) - (glob[0] - glob[2])) +
-                                fabs((p[1] - p[2]) - (glob[1] - glob[2]));
-                if (br - model < -band || br - model > 0.5 * band || chroma > 40)
-                    continue;
-                for (int i = 0; i < 6; i++) {
-                    for (int j = 0; j < 6; j++)
-                        m[i][j] += f[i] * f[j];
-                    m[i][6] += f[i] * br;
-                }
-                if (cnt++ % 7 == 0 && nd < 64) {
-                    cdev[nd] = 0;
-                    for (int k = 0; k < 3; k++)
-                        cdev[nd] += fabs(p[k] / (br > 30 ? br : 30) - glob[k] / c0) * 765;
-                    dev[nd++] = fabs(br - model);
-                }
+        /* The normal equations' entries are sums of X^a Y^b (a + b <= 4)
+         * and of br X^a Y^b (a + b <= 2); the samples come row by row, Y
+         * fixed, so per pixel only the powers of X are summed and a row's
+         * sums are weighed by the powers of its Y once. */
+        static const int pa[6] = {0, 1, 0, 2, 1, 0}, pb[6] = {0, 0, 1, 0, 1, 2};
+        double mxy[5][5] = {{0}}, rxy[3][3] = {{0}}, sa[5] = {0}, ta[3] = {0};
+        for (int k = 0; k <= ns; k++) {
+            if (k > 0 && (k == ns || sx[3 * k + 1] != sx[3 * k - 2])) {
+                double Yr = sx[3 * k - 2], yp[5] = {1, Yr, Yr * Yr, Yr * Yr * Yr, 0};
+                yp[4] = yp[2] * yp[2];
+                for (int a = 0; a < 5; a++)
+                    for (int b = 0; a + b < 5; b++)
+                        mxy[a][b] += sa[a] * yp[b];
+                for (int a = 0; a < 3; a++)
+                    for (int b = 0; a + b < 3; b++)
+                        rxy[a][b] += ta[a] * yp[b];
+                memset(sa, 0, sizeof sa);
+                memset(ta, 0, sizeof ta);
             }
+            if (k == ns)
+                break;
+            double X = sx[3 * k], Y = sx[3 * k + 1], br = sx[3 * k + 2];
+            double model = coef[0] + coef[1] * X + coef[2] * Y + coef[3] * X * X +
+                           coef[4] * X * Y + coef[5] * Y * Y;
+            if (br - model < -band || br - model > 0.5 * band)
+                continue;
+            double X2 = X * X;
+            sa[0] += 1;
+            sa[1] += X;
+            sa[2] += X2;
+            sa[3] += X2 * X;
+            sa[4] += X2 * X2;
+            ta[0] += br;
+            ta[1] += br * X;
+            ta[2] += br * X2;
+            if (cnt++ % 7 == 0 && nd < 64) {
+                const unsigned char *p = d->rgb + (size_t)sidx[k] * 3;
+                cdev[nd] = 0;
+                for (int q = 0; q < 3; q++)
+                    cdev[nd] += fabs(p[q] / (br > 30 ? br : 30) - glob[q] / c0) * 765;
+                dev[nd++] = fabs(br - model);
+            }
+        }
+        for (int i = 0; i < 6; i++) {
+            for (int j = 0; j < 6; j++)
+                m[i][j] = mxy[pa[i] + pa[j]][pb[i] + pb[j]];
+            m[i][6] = rxy[pa[i]][pb[i]];
+        }
         if (cnt < 50 || !cd__solve(m, 6, coef))
             break;
         /* median absolute deviation, from a sample */
@@ -399,6 +455,8 @@ static bool cd__mat_fit(const cd__det *d, const vis_view *vw, cd__mat *mt)
         cmad = nd ? cdev[nd / 2] : 0;
         band = fmax(10, 4 * mad);
     }
+    free(sx);
+    free(sidx);
     memcpy(mt->rgb, glob, sizeof glob);
     mt->c0 = c0;
     memcpy(mt->coef, coef, sizeof coef);
@@ -445,40 +503,48 @@ static void cd__mask(vis_cards *c, cd__det *d, const vis_view *vw, bool learn)
     for (int x = 0; x < w; x++)
         fx[x] = (d->x0 + (x + 0.5) / d->ppm) / vw->mat_w - 0.5;
     d->nmask = 0;
+    /* per pixel in float, with 1 / brightness from a table: this runs on
+     * every pixel of the play area twice a frame */
+    float rinv[766], fm0[3] = {(float)m0[0], (float)m0[1], (float)m0[2]};
+    float frgb[3] = {(float)mt->rgb[0], (float)mt->rgb[1], (float)mt->rgb[2]};
+    for (int v = 0; v < 766; v++)
+        rinv[v] = 1.f / (float)(v > 30 ? v : 30);
+    const float third = 1.f / 3, ftc = (float)tc, ftb = (float)tb, fc0 = (float)(1 / c0);
     for (int y = 0; y < h; y++) {
         double Y = (d->y0 + (y + 0.5) / d->ppm) / vw->mat_h - 0.5;
         const double *cf = mt->coef;
+        /* the surface along the row: a quadratic in X alone */
+        double ra = cf[0] + cf[2] * Y + cf[5] * Y * Y, rb = cf[1] + cf[4] * Y;
         for (int x = 0; x < w; x++) {
             const unsigned char *p = d->rgb + ((size_t)y * w + x) * 3;
             int i = y * w + x;
             double X = fx[x];
-            double model = cf[0] + cf[1] * X + cf[2] * Y + cf[3] * X * X + cf[4] * X * Y +
-                           cf[5] * Y * Y;
-            double br = p[0] + p[1] + p[2];
-            ex[i] = (float)(br - model);
+            float model = (float)(ra + (rb + cf[3] * X) * X);
+            int ibr = p[0] + p[1] + p[2];
+            float br = (float)ibr;
+            ex[i] = br - model;
             d->ink[i] = d->mask[i] = 0;
             if (!d->onmat[i])
                 continue;
-            double inv = 1 / (br > 30 ? br : 30);
-            double chroma = fabs(p[0] * inv - m0[0]) + fabs(p[1] * inv - m0[1]) +
-                            fabs(p[2] * inv - m0[2]);
+            float inv = rinv[ibr];
+            float c0p = p[0] * inv, c1p = p[1] * inv, c2p = p[2] * inv;
+            float chroma = fabsf(c0p - fm0[0]) + fabsf(c1p - fm0[1]) + fabsf(c2p - fm0[2]);
             /* chromaticity differences of 0.06 and more (or well above
              * the mat's own grain): felt against card stock; a card's
              * cream against a grey paper mat is less */
-            double s = model / c0, dist = fabs(p[0] - mt->rgb[0] * s) +
-                                          fabs(p[1] - mt->rgb[1] * s) +
-                                          fabs(p[2] - mt->rgb[2] * s);
+            float sc = model * fc0;
+            float dist = fabsf(p[0] - frgb[0] * sc) + fabsf(p[1] - frgb[1] * sc) +
+                         fabsf(p[2] - frgb[2] * sc);
             /* (chromaticity is noise on dark pixels: the colour must differ
              * in absolute terms too) */
-            bool ink = (chroma * 765 > tc && dist > 60) || (br < 0.6 * model && model - br > 40);
+            bool ink = (chroma * 765 > ftc && dist > 60) || (br < 0.6f * model && model - br > 40);
             /* brighter than the mat and near-neutral, as card stock is
              * (a bright plank of a wooden table is not), or far brighter
              * (cream stock under warm light on a dark mat) */
             bool m = ink;
-            if (!m && br - model > tb) {
-                double neu = fabs(p[0] * inv - 1.0 / 3) + fabs(p[1] * inv - 1.0 / 3) +
-                             fabs(p[2] * inv - 1.0 / 3);
-                m = neu * 765 < 70 || br > 1.35 * model + tb;
+            if (!m && br - model > ftb) {
+                float neu = fabsf(c0p - third) + fabsf(c1p - third) + fabsf(c2p - third);
+                m = neu * 765 < 70 || br > 1.35f * model + ftb;
             }
             d->ink[i] = ink;
             d->mask[i] = m;
@@ -497,20 +563,27 @@ static void cd__mask(vis_cards *c, cd__det *d, const vis_view *vw, bool learn)
     unsigned short *gm = malloc(sizeof *gm * (size_t)w * h);
     if (!gm)
         return;
-    for (int y = 0; y < h; y++)
+    /* the brightness once, then the 3x3 sums on it (gm doubles as it) */
+    for (int i = 0; i < w * h; i++)
+        gm[i] = (unsigned short)(d->rgb[3 * i] + d->rgb[3 * i + 1] + d->rgb[3 * i + 2]);
+    unsigned short *prev = malloc(sizeof *prev * 2 * (size_t)w), *cur = prev + w;
+    if (!prev) {
+        free(gm);
+        return;
+    }
+    memcpy(prev, gm, sizeof *gm * (size_t)w);
+    for (int y = 0; y < h; y++) {
+        /* prev: the source row above (gm's row y-1 is overwritten by now) */
+        memcpy(cur, gm + (size_t)y * w, sizeof *gm * (size_t)w);
+        const unsigned short *up = prev, *mid = cur, *dn = gm + (size_t)(y + 1) * w;
         for (int x = 0; x < w; x++) {
             if (x == 0 || y == 0 || x == w - 1 || y == h - 1) {
                 gm[y * w + x] = 0;
                 continue;
             }
-            int b[3][3];
-            for (int dy = -1; dy <= 1; dy++)
-                for (int dx = -1; dx <= 1; dx++) {
-                    const unsigned char *q = d->rgb + ((size_t)(y + dy) * w + x + dx) * 3;
-                    b[dy + 1][dx + 1] = q[0] + q[1] + q[2];
-                }
-            int gx = b[0][2] + 2 * b[1][2] + b[2][2] - b[0][0] - 2 * b[1][0] - b[2][0];
-            int gy = b[2][0] + 2 * b[2][1] + b[2][2] - b[0][0] - 2 * b[0][1] - b[0][2];
+            int gx = up[x + 1] + 2 * mid[x + 1] + dn[x + 1] - up[x - 1] - 2 * mid[x - 1] -
+                     dn[x - 1];
+            int gy = dn[x - 1] + 2 * dn[x] + dn[x + 1] - up[x - 1] - 2 * up[x] - up[x + 1];
             int g = (abs(gx) + abs(gy)) / 8;
             gm[y * w + x] = (unsigned short)(g > 65535 ? 65535 : g);
             if (d->onmat[y * w + x] && !d->mask[y * w + x]) {
@@ -518,6 +591,11 @@ static void cd__mask(vis_cards *c, cd__det *d, const vis_view *vw, bool learn)
                 nh++;
             }
         }
+        unsigned short *sw = prev;
+        prev = cur;
+        cur = sw;
+    }
+    free(prev < cur ? prev : cur);
     int med = 0;
     for (int acc = 0; med < 255 && acc + hist[med] < nh / 2; med++)
         acc += hist[med];
@@ -529,28 +607,50 @@ static void cd__mask(vis_cards *c, cd__det *d, const vis_view *vw, bool learn)
 
 /* One 3x3 erosion (erode) or dilation of the mask, as a row pass and a
  * column pass (outside the view counts as 0). */
-static void cd__morph1(cd__det *d, unsigned char *t, bool erode)
+/* o = a op b op c over n bytes, eight at a time (the mask is 0/1 bytes, so
+ * whole words combine as well as single bytes do). */
+static void cd__combine3(unsigned char *o, const unsigned char *a, const unsigned char *b,
+                         const unsigned char *c, int n, bool and_op)
 {
-    int w = d->w, h = d->h;
-    unsigned char *m = d->mask;
+    int x = 0;
+    for (; x + 8 <= n; x += 8) {
+        uint64_t u, v, q;
+        memcpy(&u, a + x, 8);
+        memcpy(&v, b + x, 8);
+        memcpy(&q, c + x, 8);
+        u = and_op ? (u & v & q) : (u | v | q);
+        memcpy(o + x, &u, 8);
+    }
+    for (; x < n; x++)
+        o[x] = and_op ? (a[x] & b[x] & c[x]) : (a[x] | b[x] | c[x]);
+}
+
+static void cd__morph_buf(unsigned char *m, unsigned char *t, int w, int h, bool erode)
+{
+    /* row pass m -> t, column pass t -> m; outside the view counts as 0 */
     for (int y = 0; y < h; y++) {
         const unsigned char *r = m + (size_t)y * w;
         unsigned char *o = t + (size_t)y * w;
-        for (int x = 0; x < w; x++) {
-            int a = x > 0 ? r[x - 1] : 0, b = r[x], c = x < w - 1 ? r[x + 1] : 0;
-            o[x] = (unsigned char)(erode ? (a & b & c) : (a | b | c));
-        }
+        cd__combine3(o + 1, r, r + 1, r + 2, w - 2, erode);
+        o[0] = erode ? 0 : r[0] | r[1];
+        o[w - 1] = erode ? 0 : r[w - 1] | r[w - 2];
     }
     for (int y = 0; y < h; y++) {
-        const unsigned char *up = y > 0 ? t + (size_t)(y - 1) * w : NULL;
         const unsigned char *mid = t + (size_t)y * w;
-        const unsigned char *dn = y < h - 1 ? t + (size_t)(y + 1) * w : NULL;
         unsigned char *o = m + (size_t)y * w;
-        for (int x = 0; x < w; x++) {
-            int a = up ? up[x] : 0, b = mid[x], c = dn ? dn[x] : 0;
-            o[x] = (unsigned char)(erode ? (a & b & c) : (a | b | c));
+        if (y == 0 || y == h - 1) {
+            const unsigned char *nb = t + (size_t)(y == 0 ? 1 : h - 2) * w;
+            for (int x = 0; x < w; x++)
+                o[x] = erode ? 0 : mid[x] | nb[x];
+            continue;
         }
+        cd__combine3(o, mid - w, mid, mid + w, w, erode);
     }
+}
+
+static void cd__morph1(cd__det *d, unsigned char *t, bool erode)
+{
+    cd__morph_buf(d->mask, t, d->w, d->h, erode);
 }
 
 /* Glare: light's hotspot on a glossy or pale mat is brighter than the
@@ -563,7 +663,7 @@ static void cd__glare(cd__det *d)
 {
     int w = d->w, h = d->h;
     int *stack = malloc(sizeof *stack * (size_t)w * h);
-    unsigned char *seen = calloc((size_t)w * h, 1);
+    unsigned char *seen = calloc((size_t)w * h, 1), *e2 = NULL, *e3 = NULL, *tmp = NULL;
     const float *ex = d->ex;
     if (!stack || !seen || !ex) {
         free(stack);
@@ -596,19 +696,25 @@ static void cd__glare(cd__det *d)
         if (ns < d->glare_min)
             continue;
         /* the ring three pixels in: every pixel within 2 is in the
-         * region, some within 3 is not */
+         * region, some within 3 is not (the mask eroded twice, not three
+         * times: the erosions are made once, when a region is this large) */
+        if (!e2) {
+            e2 = malloc((size_t)w * h);
+            e3 = malloc((size_t)w * h);
+            tmp = malloc((size_t)w * h);
+            if (!e2 || !e3 || !tmp)
+                break;
+            memcpy(e2, d->mask, (size_t)w * h);
+            cd__morph_buf(e2, tmp, w, h, true);
+            cd__morph_buf(e2, tmp, w, h, true);
+            memcpy(e3, e2, (size_t)w * h);
+            cd__morph_buf(e3, tmp, w, h, true);
+        }
         for (int k = 0; k < ns; k++) {
-            int x = stack[k] % w, y = stack[k] / w, inner = 1, outer = 1;
+            int y = stack[k] / w, x = stack[k] - y * w;
             if (d->ink[stack[k]] || x < 3 || y < 3 || x >= w - 3 || y >= h - 3)
                 continue;
-            for (int dy = -3; dy <= 3 && outer; dy++)
-                for (int dx = -3; dx <= 3; dx++) {
-                    int v = d->mask[(y + dy) * w + x + dx];
-                    if (abs(dx) <= 2 && abs(dy) <= 2)
-                        inner &= v;
-                    outer &= v;
-                }
-            if (inner && !outer) {
+            if (e2[stack[k]] && !e3[stack[k]]) {
                 nring++;
                 if (ex[stack[k]] > d->tb) {
                     nbright++;
@@ -625,14 +731,18 @@ static void cd__glare(cd__det *d)
                     d->nmask--;
                 }
     }
+    free(e2);
+    free(e3);
+    free(tmp);
     free(stack);
     free(seen);
 }
 
 /* The silhouettes: the colour mask opened (noise goes), the outlines
  * added and closed, holes filled (whatever the outside cannot reach is
- * card), then opened again (outline pieces that closed nothing go). */
-static void cd__open(cd__det *d)
+ * card; only when holes: a survey wants the cards' box alone), then opened
+ * again (outline pieces that closed nothing go). */
+static void cd__open(cd__det *d, bool holes)
 {
     unsigned char *t = malloc((size_t)d->w * d->h);
     if (!t)
@@ -647,30 +757,43 @@ static void cd__open(cd__det *d)
     /* Holes: the rim of a dark pip blurs through mat-like colours, so the
      * silhouette gets rings and holes; whatever the outside cannot reach
      * is card. */
-    int *stack = malloc(sizeof *stack * (size_t)d->w * d->h), ns = 0;
+    /* (a pixel may be pushed as a run's seed from the row above and the
+     * row below) */
+    int *stack = holes ? malloc(sizeof *stack * (2 * (size_t)d->w * d->h + 4)) : NULL, ns = 0;
     if (stack) {
-        memset(t, 0, (size_t)d->w * d->h);
-        for (int y = 0; y < d->h; y++)
-            for (int x = 0; x < d->w; x++)
-                if ((x == 0 || y == 0 || x == d->w - 1 || y == d->h - 1) &&
-                    !d->mask[y * d->w + x]) {
-                    t[y * d->w + x] = 1;
-                    stack[ns++] = y * d->w + x;
+        /* scanline fill from the border: whole runs of a row at a time
+         * (this covers most of the view) */
+        int w = d->w, h = d->h;
+        memset(t, 0, (size_t)w * h);
+        for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x += (y == 0 || y == h - 1) ? 1 : w - 1)
+                if (!d->mask[y * w + x] && !t[y * w + x]) {
+                    stack[ns++] = y * w + x;
+                    while (ns > 0) {
+                        int k = stack[--ns], yy = k / w, xx = k - yy * w;
+                        if (t[k])
+                            continue;
+                        const unsigned char *mr = d->mask + (size_t)yy * w;
+                        unsigned char *tr = t + (size_t)yy * w;
+                        int a = xx, b = xx;
+                        while (a > 0 && !mr[a - 1] && !tr[a - 1])
+                            a--;
+                        while (b < w - 1 && !mr[b + 1] && !tr[b + 1])
+                            b++;
+                        memset(tr + a, 1, (size_t)(b - a + 1));
+                        for (int dy = -1; dy <= 1; dy += 2) {
+                            int y2 = yy + dy;
+                            if (y2 < 0 || y2 >= h)
+                                continue;
+                            const unsigned char *m2 = d->mask + (size_t)y2 * w;
+                            const unsigned char *t2 = t + (size_t)y2 * w;
+                            /* one seed per free run of the next row */
+                            for (int x2 = a; x2 <= b; x2++)
+                                if (!m2[x2] && !t2[x2] && (x2 == a || m2[x2 - 1] || t2[x2 - 1]))
+                                    stack[ns++] = y2 * w + x2;
+                        }
+                    }
                 }
-        while (ns > 0) {
-            int k = stack[--ns], x = k % d->w, y = k / d->w;
-            const int nb[4][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}};
-            for (int q = 0; q < 4; q++) {
-                int xx = x + nb[q][0], yy = y + nb[q][1];
-                if (xx < 0 || yy < 0 || xx >= d->w || yy >= d->h)
-                    continue;
-                int j = yy * d->w + xx;
-                if (!t[j] && !d->mask[j]) {
-                    t[j] = 1;
-                    stack[ns++] = j;
-                }
-            }
-        }
         /* A hole of a pip's size is print too (black pips on a black mat
          * are mat-like); specks in a noisy patch of mask are not. */
         int minhole = (int)(8 * d->ppm * d->ppm) + 1;
@@ -1061,12 +1184,14 @@ static int cd__cut(const vis_cards *c, const vis_image *top, const vis_view *vw,
     if (!p->ink || !p->sc || !p->lab || !p->pix)
         return base_err_set(err, BASE_ENOMEM, "vis_cards: out of memory");
     /* white balance in place */
-    float g[3] = {cd__gain(vw, 0), cd__gain(vw, 1), cd__gain(vw, 2)};
+    unsigned char lut[3][256];
+    cd__gain_lut(vw, lut);
     for (int y = 0; y < p->h; y++) {
         unsigned char *r = p->img->data + (size_t)y * p->img->stride;
-        for (int x = 0; x < 3 * p->w; x++) {
-            float v = r[x] * g[x % 3];
-            r[x] = (unsigned char)(v > 255 ? 255 : v);
+        for (int x = 0; x < p->w; x++) {
+            r[3 * x] = lut[0][r[3 * x]];
+            r[3 * x + 1] = lut[1][r[3 * x + 1]];
+            r[3 * x + 2] = lut[2][r[3 * x + 2]];
         }
     }
     return 0;
@@ -1110,17 +1235,23 @@ static void cd__ink(cd__patch *p, double *paper_frac, double *paper_sat)
     *paper_sat = pmax > 0 ? (pmax - pmin) / pmax : 1;
     double pb = p->paper[0] + p->paper[1] + p->paper[2];
     int npaper = 0, edge = (int)(1.5 * CD__PPM);
+    /* (the divisions by the brightness from a table: this runs on every
+     * pixel of every card) */
+    double scale[766], ipb = pb > 0 ? 1 / pb : 0;
+    for (int v = 0; v < 766; v++)
+        scale[v] = v > 30 ? pb / v : 1;
     for (int y = 0; y < p->h; y++)
         for (int x = 0; x < p->w; x++) {
             const unsigned char *q = cd__px(p, x, y);
-            double br = q[0] + q[1] + q[2];
+            int ibr = q[0] + q[1] + q[2];
+            double br = ibr;
             /* colour distance after scaling to the paper's brightness:
              * hue, not shading */
-            double f = br > 30 ? pb / br : 1, dc = 0;
+            double f = scale[ibr], dc = 0;
             for (int k = 0; k < 3; k++)
                 dc += fabs(q[k] * f - p->paper[k]);
             /* how far from paper: darker, or another hue */
-            double sc = fmax((pb - br) / pb, dc / pb);
+            double sc = fmax((pb - br) * ipb, dc * ipb);
             unsigned char v = sc > 0.25 ? 1 : sc > 0.15 ? 2 : 0;
             p->sc[y * p->w + x] = (unsigned char)(sc <= 0 ? 0 : sc >= 1 ? 255 : sc * 255);
             /* the outermost 1.5 mm: the card's edge, the seam, the mat;
@@ -1995,7 +2126,7 @@ int vis_cards_read(vis_cards *c, const vis_image *top, const vis_view *vw, vis_c
     if ((rc = cd__det_make(top, vw, &d, err)) != 0)
         return rc;
     cd__mask(c, &d, vw, false);
-    cd__open(&d);
+    cd__open(&d, true);
     if (d.nmask < 0.3 * c->cw * c->ch * d.ppm * d.ppm) {
         cd__det_free(&d);
         return 0;
@@ -2013,12 +2144,14 @@ int vis_cards_read(vis_cards *c, const vis_image *top, const vis_view *vw, vis_c
     /* cell occupancy: the mask inside each cell, 6 mm in from its edges */
     double ca = cos(g.ang), sa = sin(g.ang);
     int kumin = 1 << 30, kumax = -(1 << 30), kvmin = 1 << 30, kvmax = -(1 << 30);
+    /* (u, v of pixel (x, y) grow by ca, -sa per pixel along a row) */
+    double ipu = 1 / g.pu, ipv = 1 / g.pv, step = 1 / d.ppm;
     for (int y = 0; y < d.h; y++)
         for (int x = 0; x < d.w; x++)
             if (d.mask[y * d.w + x]) {
-                double tx = d.x0 + (x + 0.5) / d.ppm, ty = d.y0 + (y + 0.5) / d.ppm;
-                int ku = (int)floor((tx * ca + ty * sa - g.phu) / g.pu);
-                int kv = (int)floor((-tx * sa + ty * ca - g.phv) / g.pv);
+                double tx = d.x0 + (x + 0.5) * step, ty = d.y0 + (y + 0.5) * step;
+                int ku = (int)floor((tx * ca + ty * sa - g.phu) * ipu);
+                int kv = (int)floor((-tx * sa + ty * ca - g.phv) * ipv);
                 kumin = ku < kumin ? ku : kumin;
                 kumax = ku > kumax ? ku : kumax;
                 kvmin = kv < kvmin ? kv : kvmin;
@@ -2037,11 +2170,12 @@ int vis_cards_read(vis_cards *c, const vis_image *top, const vis_view *vw, vis_c
         return base_err_set(err, BASE_ENOMEM, "vis_cards_read: out of memory");
     }
     const double inset = 6;
-    for (int y = 0; y < d.h; y++)
-        for (int x = 0; x < d.w; x++) {
-            double tx = d.x0 + (x + 0.5) / d.ppm, ty = d.y0 + (y + 0.5) / d.ppm;
-            double u = tx * ca + ty * sa - g.phu, v = -tx * sa + ty * ca - g.phv;
-            int ku = (int)floor(u / g.pu), kv = (int)floor(v / g.pv);
+    for (int y = 0; y < d.h; y++) {
+        double ty = d.y0 + (y + 0.5) * step, tx0 = d.x0 + 0.5 * step;
+        double u = tx0 * ca + ty * sa - g.phu, v = -tx0 * sa + ty * ca - g.phv;
+        double du = ca * step, dv = -sa * step;
+        for (int x = 0; x < d.w; x++, u += du, v += dv) {
+            int ku = (int)floor(u * ipu), kv = (int)floor(v * ipv);
             if (ku < kumin || ku > kumax || kv < kvmin || kv > kvmax)
                 continue;
             double fu = u - ku * g.pu, fv = v - kv * g.pv;
@@ -2057,6 +2191,7 @@ int vis_cards_read(vis_cards *c, const vis_image *top, const vis_view *vw, vis_c
                 a[3] += fv;
             }
         }
+    }
     for (int kv = kvmin; kv <= kvmax && rc == 0; kv++)
         for (int ku = kumin; ku <= kumax && rc == 0; ku++) {
             double *a = acc + 5 * ((kv - kvmin) * nu + (ku - kumin));
@@ -2131,6 +2266,67 @@ int vis_cards_read(vis_cards *c, const vis_image *top, const vis_view *vw, vis_c
     return 0;
 }
 
+/* A hand or arm over the table: a region of the silhouettes that crosses
+ * the play area's edge (players reach in from outside) and holds more
+ * than a card and a half of pixels that are not card stock (skin, a
+ * sleeve: another hue than the mat or darker, and not bright near-neutral
+ * paper).  Cards at the edge
+ * are mostly paper; one face-down card's back is less than that area. */
+static void cd__hand(const vis_cards *c, cd__det *d, const vis_view *vw, vis_survey *out)
+{
+    int w = d->w, h = d->h;
+    int *stack = malloc(sizeof *stack * (size_t)w * h);
+    unsigned char *seen = calloc((size_t)w * h, 1);
+    double px2 = 1 / (d->ppm * d->ppm), min_mm2 = 1.5 * c->cw * c->ch;
+    if (!stack || !seen) {
+        free(stack);
+        free(seen);
+        return;
+    }
+    for (int i0 = 0; i0 < w * h; i0++) {
+        if (!d->mask[i0] || seen[i0])
+            continue;
+        int ns = 0, head = 0, nforeign = 0;
+        bool edge = false;
+        stack[ns++] = i0;
+        seen[i0] = 1;
+        while (head < ns) {
+            int k = stack[head++], y = k / w, x = k - y * w;
+            double tx = d->x0 + (x + 0.5) / d->ppm, ty = d->y0 + (y + 0.5) / d->ppm;
+            if (tx < 2 || ty < 2 || tx > vw->mat_w - 2 || ty > vw->mat_h - 2)
+                edge = true;
+            if (d->ink[k] && d->ex) {
+                /* paper is "ink" on a coloured mat (another hue): bright
+                 * and near-neutral pixels are card stock, not foreign */
+                const unsigned char *p = d->rgb + (size_t)k * 3;
+                double br = p[0] + p[1] + p[2], inv = 1 / (br > 30 ? br : 30);
+                double neu = fabs(p[0] * inv - 1.0 / 3) + fabs(p[1] * inv - 1.0 / 3) +
+                             fabs(p[2] * inv - 1.0 / 3);
+                nforeign += !(d->ex[k] > d->tb && neu * 765 < 70);
+            }
+            const int nb[4][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}};
+            for (int q = 0; q < 4; q++) {
+                int xx = x + nb[q][0], yy = y + nb[q][1];
+                if (xx < 0 || yy < 0 || xx >= w || yy >= h)
+                    continue;
+                int j = yy * w + xx;
+                if (d->mask[j] && !seen[j]) {
+                    seen[j] = 1;
+                    stack[ns++] = j;
+                }
+            }
+        }
+        if (!edge)
+            continue;
+        if (nforeign * px2 > out->hand_mm2)
+            out->hand_mm2 = nforeign * px2;
+        if (nforeign * px2 > min_mm2)
+            out->hand = true;
+    }
+    free(stack);
+    free(seen);
+}
+
 int vis_cards_survey(vis_cards *c, const vis_image *top, const vis_view *vw, vis_survey *out,
                      base_err *err)
 {
@@ -2144,7 +2340,8 @@ int vis_cards_survey(vis_cards *c, const vis_image *top, const vis_view *vw, vis
     if ((rc = cd__det_make(top, vw, &d, err)) != 0)
         return rc;
     cd__mask(c, &d, vw, true);
-    cd__open(&d);
+    /* (the box of the cards needs no filled holes) */
+    cd__open(&d, false);
     double x0 = 1e9, y0 = 1e9, x1 = -1e9, y1 = -1e9;
     for (int y = 0; y < d.h; y++)
         for (int x = 0; x < d.w; x++)
@@ -2155,6 +2352,7 @@ int vis_cards_survey(vis_cards *c, const vis_image *top, const vis_view *vw, vis
                 x1 = tx > x1 ? tx : x1;
                 y1 = ty > y1 ? ty : y1;
             }
+    cd__hand(c, &d, vw, out);
     if (d.nmask > 0.3 * c->cw * c->ch * d.ppm * d.ppm) {
         out->ncandidates = (int)(d.nmask / (c->cw * c->ch * d.ppm * d.ppm) + 0.5);
         if (out->ncandidates < 1)
