@@ -765,11 +765,13 @@ static double qw__dark_box(const vis_qwirkle *q, const vis_view *vw, int w, int 
  * across n too), how elongated b is along the camera's
  * direction (all six symbols have isotropic second moments, so a top is
  * round in that sense), whether b's cell is body beyond where a side face
- * would end (a real top covers the whole cell), and whether there is body
- * beyond b's cell (a real cube shows its own side there). */
+ * would end (a real top covers the whole cell), whether there is body
+ * beyond b's cell (a real cube shows its own side there), and whether a
+ * symbol shows where b's own side face would (bl[0..nb): all blobs). */
 static bool qw__is_side(const vis_qwirkle *q, const vis_view *vw, int w, int h, const qw__blob *b,
                         const qw__blob *a, double ca, double sa, double cx, double cy, int nu,
-                        int nv, int lim, double dw, double beyond_dark, bool beyond_known)
+                        int nv, int lim, double dw, double beyond_dark, bool beyond_known,
+                        const qw__blob *bl, int nb)
 {
     const double half = 0.4875 * q->cube_mm, hgt = 0.975 * q->cube_mm;
     const double *C = vw->cam_mm;
@@ -823,6 +825,22 @@ static bool qw__is_side(const vis_qwirkle *q, const vis_view *vw, int w, int h, 
     if (beyond_known && L > 4) {
         score_real += 3 * dw * (beyond_dark - 0.5);
         score_side -= 3 * dw * (beyond_dark - 0.5);
+    }
+    if (beyond_known && L > 6) {
+        /* Qwirkle cubes are dice: a real cube at b shows a symbol on its own
+         * side face too, where b's side would project.  Not found there is
+         * weaker evidence (a side in shade may be too dim to be a blob). */
+        double gx = cx + half * nx, gy = cy + half * ny, f = (C[2] - zt) / (C[2] - 0.5 * hgt);
+        double px = C[0] + (gx - C[0]) * f, py = C[1] + (gy - C[1]) * f;
+        bool own = false;
+        for (int j = 0; j < nb && !own; j++)
+            if (&bl[j] != b && &bl[j] != a &&
+                (bl[j].x - px) * (bl[j].x - px) + (bl[j].y - py) * (bl[j].y - py) < 9)
+                own = true;
+        if (own)
+            score_real += 3;
+        else
+            score_side += 3;
     }
     return score_side > score_real;
 }
@@ -971,38 +989,56 @@ static void qw__shape(const vis_qwirkle *q, const qw__patch *p, int k, double an
 
 /* How the table and the cubes' bodies differ in brightness: the table's
  * level is the median of a band along the view's edge (a roi view keeps
- * two cubes of table around the board), the bodies' the 10th percentile
- * of the play area.  *lim gets a threshold between the two and the
- * return value how far they are apart (0: a black table, darkness says
- * nothing about body; 1: clearly apart). */
-static double qw__body_contrast(const vis_qwirkle *q, const vis_view *vw, int w, int h, int *lim)
+ * two cubes of table around the board), the bodies' the 20th percentile
+ * of the squares around the symbols (a cube's face, symbol and body; the
+ * 10th percentile of the whole play area was the cubes' shadows on a
+ * small board).  *lim gets a threshold between the two and the return
+ * value how far they are apart (0: a black table, darkness says nothing
+ * about body; 1: clearly apart). */
+static double qw__body_contrast(const vis_qwirkle *q, const vis_view *vw, int w, int h,
+                                const qw__blob *bl, int nb, int *lim)
 {
     const int band = (int)(0.9 * q->cube_mm * vw->px_per_mm);
+    const int hs = (int)(0.42 * q->cube_mm * vw->px_per_mm);
     int edge[256] = {0}, all[256] = {0};
     long ne = 0, na = 0, acc;
     int t = 0, b = 0;
+    double x0, y0;
+    qw__origin(vw, &x0, &y0);
     for (int y = 0; y < h; y++)
         for (int x = 0; x < w; x++) {
             size_t i = (size_t)y * w + x;
             if (q->cls[i] == QW__OUT)
                 continue;
-            all[q->val[i]]++;
-            na++;
             if (x < band || y < band || x >= w - band || y >= h - band) {
                 edge[q->val[i]]++;
                 ne++;
             }
         }
+    for (int k = 0; k < nb; k++) {
+        int cx = (int)floor((bl[k].x - x0) * vw->px_per_mm);
+        int cy = (int)floor((bl[k].y - y0) * vw->px_per_mm);
+        for (int y = cy - hs; y <= cy + hs; y++)
+            for (int x = cx - hs; x <= cx + hs; x++) {
+                size_t i = (size_t)y * w + x;
+                if (x < 0 || y < 0 || x >= w || y >= h || q->cls[i] == QW__OUT)
+                    continue;
+                all[q->val[i]]++;
+                na++;
+            }
+    }
     if (ne < 10 || na < 10) {
         *lim = 0;
         return 0;
     }
     for (acc = 0; t < 255 && acc + edge[t] < ne / 2; t++)
         acc += edge[t];
-    for (acc = 0; b < 255 && acc + all[b] < na / 10; b++)
+    for (acc = 0; b < 255 && acc + all[b] < na / 5; b++)
         acc += all[b];
     b = b < 4 ? 4 : b;
-    *lim = (int)sqrt((double)t * b);
+    /* nearer the body than the table: a cube's shadow on the table is
+     * often a third of the table's brightness, and is no body */
+    *lim = (int)(b + 0.2 * (t - b));
     return fmin(1.0, fmax(0.0, ((double)t / b - 1.5) / 1.5));
 }
 
@@ -1032,9 +1068,9 @@ int vis_qwirkle_read(vis_qwirkle *q, const vis_image *top, const vis_view *vw, v
         return base_err_set(err, BASE_ERANGE, "the view shows none of the play area");
     if ((rc = qw__templates(q)) != 0)
         return base_err_set(err, rc, "out of memory");
-    body_w = qw__body_contrast(q, vw, w, h, &body_lim);
     nb = qw__blobs(q, vw, w, h, &dark, 0.45f);
     bl = q->blobs;
+    body_w = qw__body_contrast(q, vw, w, h, bl, nb, &body_lim);
     if (nb == 0) {
         out->grid_angle_deg = q->have_angle ? q->last_angle * 180 / QW__PI : 0;
         return 0;
@@ -1117,7 +1153,7 @@ int vis_qwirkle_read(vis_qwirkle *q, const vis_image *top, const vis_view *vw, v
                     double cu = (b->ku + 0.5) * pitch + phu, cv = (b->kv + 0.5) * pitch + phv;
                     if (qw__is_side(q, vw, w, h, b, &bl[behind], ca, sa, cu * ca - cv * sa,
                                     cu * sa + cv * ca, dirs[d][0], dirs[d][1], body_lim, body_w,
-                                    bd, !ahead))
+                                    bd, !ahead, bl, nb))
                         b->fake = true;
                 }
             }
