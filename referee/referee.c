@@ -452,6 +452,24 @@ enum ref__resolution {
 #define REF__MAX_TRY 6     /* at most this many pieces' alternatives are combined */
 #define REF__ALT_FLOOR 0.2 /* an alternative reading this unlikely is not taken */
 
+/* Digit t of combination c in the mixed radix of the pieces' choices. */
+static int ref__digit(long c, const int *radix, int t)
+{
+    for (int k = 0; k < t; k++)
+        c /= radix[k];
+    return (int)(c % radix[t]);
+}
+
+/* *out = choice d of a piece read as *as_read (0: as read, k: its k-th
+ * alternative), where it lies. */
+static void ref__pick(rules_piece *out, const rules_piece *as_read, const ref_alts *a, int d)
+{
+    int16_t x = as_read->x, y = as_read->y;
+    *out = d > 0 ? a->p[d - 1] : *as_read;
+    out->x = x;
+    out->y = y;
+}
+
 /* Which reading of the new pieces explains the change.  A reading that is
  * sure and legal stands.  Otherwise the alternatives of the new pieces
  * that are not certain are combined (each combination as likely as the
@@ -509,23 +527,15 @@ static int ref__resolve(ref_referee *r, const rules_piece *have, int nh, rules_p
     memcpy(trial, seen, sizeof *trial * (size_t)ns);
     for (long c = 1; c < ncombo; c++) {
         double like = 1;
-        long rest = c;
-        for (int t = 0; t < ntry; t++, rest /= radix[t - 1]) {
-            int d = (int)(rest % radix[t]);
-            const ref_alts *a = &v->alt[idx[t]];
+        for (int t = 0; t < ntry; t++) {
+            int d = ref__digit(c, radix, t);
             if (d > 0)
-                like *= a->w[d - 1];
+                like *= v->alt[idx[t]].w[d - 1];
         }
         if (like < 0.5 * REF__ALT_FLOOR && like < 0.5 * l1)
             continue; /* cannot matter */
-        rest = c;
-        for (int t = 0; t < ntry; t++, rest /= radix[t - 1]) {
-            int d = (int)(rest % radix[t]);
-            const rules_piece *src = d > 0 ? &v->alt[idx[t]].p[d - 1] : &seen[idx[t]];
-            trial[idx[t]] = *src;
-            trial[idx[t]].x = seen[idx[t]].x;
-            trial[idx[t]].y = seen[idx[t]].y;
-        }
+        for (int t = 0; t < ntry; t++)
+            ref__pick(&trial[idx[t]], &seen[idx[t]], &v->alt[idx[t]], ref__digit(c, radix, t));
         if (!ref__legal_change(r, have, nh, trial, ns, m, &player))
             continue;
         if (like > l1) {
@@ -540,16 +550,9 @@ static int ref__resolve(ref_referee *r, const rules_piece *have, int nh, rules_p
         /* an unsure piece with no alternatives could be anything */
         res = l1 < 0.5 && !blind ? REF__AS_READ : REF__ASK;
     } else if (best_combo > 0 && l1 >= REF__ALT_FLOOR && l1 >= 2 * l2) {
-        long rest = best_combo;
-        for (int t = 0; t < ntry; t++, rest /= radix[t - 1]) {
-            int d = (int)(rest % radix[t]);
-            if (d > 0) {
-                int16_t x = seen[idx[t]].x, y = seen[idx[t]].y;
-                seen[idx[t]] = v->alt[idx[t]].p[d - 1];
-                seen[idx[t]].x = x;
-                seen[idx[t]].y = y;
-            }
-        }
+        for (int t = 0; t < ntry; t++)
+            ref__pick(&seen[idx[t]], &seen[idx[t]], &v->alt[idx[t]],
+                      ref__digit(best_combo, radix, t));
         res = REF__CHOSEN;
     } else {
         res = unsure ? REF__ASK : REF__AS_READ;
