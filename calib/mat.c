@@ -9,6 +9,12 @@
 /* An uncalibrated webcam is assumed to see about 65 degrees across. */
 #define CAL__DEFAULT_HFOV_DEG 65.0
 #define CAL__MIN_MARKERS 3
+/* A marker found by its pattern (vis_aruco_align): how far from where the
+ * others put it it may be (cells), how well it must correlate, and by how
+ * much better than any other marker. */
+#define CAL__ALIGN_SEARCH 2.5
+#define CAL__ALIGN_SCORE 0.7
+#define CAL__ALIGN_SEP 0.02
 
 cal_mat cal_mat_default(void) { return (cal_mat){500.0, 500.0, 40.0}; }
 
@@ -126,6 +132,112 @@ int cal_mat_fit_markers(const vis_marker *markers, int n, cal_mat m, int width, 
     return 0;
 }
 
+/* The homography image -> table from the markers of mk whose ids are in
+ * found, by their corners (two markers' eight corners are enough to say
+ * where to look for the others, not to measure the table). */
+static int cal__rough_fit(const vis_marker *mk, int n, unsigned found, cal_mat m,
+                          vis_homography *table_to_img, base_err *err)
+{
+    vis_point img[16], tab[16];
+    int np = 0;
+    unsigned used = 0;
+    for (int i = 0; i < n && np < 16; i++) {
+        int id = mk[i].id;
+        if (id < 0 || id > 3 || !(found & (1u << id)) || (used & (1u << id)))
+            continue;
+        used |= 1u << id;
+        cal_mat_marker_corners(m, id, &tab[np]);
+        memcpy(&img[np], mk[i].corners, sizeof mk[i].corners);
+        np += 4;
+    }
+    return vis_find_homography(tab, img, np, VIS_HOMOGRAPHY_LSQ, 0, NULL, table_to_img, err);
+}
+
+/* Looks for marker id where t2i (table -> image, from the other markers)
+ * puts it: decoded in that part of the frame enlarged, else by its
+ * pattern.  0 and *out when found. */
+static int cal__find_one(vis_aruco *det, const vis_image *img, cal_mat m, int id,
+                         vis_homography t2i, vis_marker *out)
+{
+    vis_point c[4], p[4];
+    vis_marker got[8];
+    int ng = 0;
+    double x0 = 1e9, y0 = 1e9, x1 = -1e9, y1 = -1e9, side = 0, margin, score, sep, moved = 0,
+           side2 = 0;
+
+    cal_mat_marker_corners(m, id, c);
+    for (int k = 0; k < 4; k++) {
+        p[k] = vis_homography_apply(t2i, c[k]);
+        x0 = fmin(x0, p[k].x);
+        y0 = fmin(y0, p[k].y);
+        x1 = fmax(x1, p[k].x);
+        y1 = fmax(y1, p[k].y);
+    }
+    for (int k = 0; k < 4; k++)
+        side = fmax(side, hypot(p[(k + 1) % 4].x - p[k].x, p[(k + 1) % 4].y - p[k].y));
+    if (!(side > 4 && side < 0.5 * img->width))
+        return BASE_ENOTFOUND; /* the rough fit is wild there */
+    /* Two markers along one edge say little about the far edge's
+     * perspective: a wide window, enlarged so the marker is ~90 px. */
+    margin = fmax(1.5 * side, 24);
+    if (vis_aruco_detect_roi(det, img, (int)floor(x0 - margin), (int)floor(y0 - margin),
+                             (int)ceil(x1 - x0 + 2 * margin), (int)ceil(y1 - y0 + 2 * margin),
+                             fmin(6, fmax(1, 90 / side)), got, 8, &ng, NULL) == 0)
+        for (int i = 0; i < ng && i < 8; i++)
+            if (got[i].id == id) {
+                *out = got[i];
+                return 0;
+            }
+    if (vis_aruco_align(det, img, id, p, CAL__ALIGN_SEARCH, out, &score, &sep, NULL) != 0)
+        return BASE_ENOTFOUND;
+    for (int k = 0; k < 4; k++) {
+        moved = fmax(moved, hypot(out->corners[k].x - p[k].x, out->corners[k].y - p[k].y));
+        side2 = fmax(side2, hypot(out->corners[(k + 1) % 4].x - out->corners[k].x,
+                                  out->corners[(k + 1) % 4].y - out->corners[k].y));
+    }
+    /* Its own pattern clearly, near where the others put it, about the
+     * size they say. */
+    if (score >= CAL__ALIGN_SCORE && sep >= CAL__ALIGN_SEP &&
+        moved <= (CAL__ALIGN_SEARCH + 1) / 6.0 * side && side2 > 0.6 * side && side2 < 1.6 * side)
+        return 0;
+    return BASE_ENOTFOUND;
+}
+
+/* Markers the whole frame's search missed (small, blurred, seen at a
+ * slant), found where the others say they are; each one found sharpens
+ * where the rest are.  Appends to mk (*n grows, up to cap). */
+static void cal__recover(vis_aruco *det, const vis_image *img, cal_mat m, vis_marker *mk, int *n,
+                         int cap)
+{
+    unsigned found = 0, tried = 0;
+    int nfound = 0;
+    for (int i = 0; i < *n; i++)
+        if (mk[i].id >= 0 && mk[i].id <= 3 && !(found & (1u << mk[i].id))) {
+            found |= 1u << mk[i].id;
+            nfound++;
+        }
+    while (nfound >= 2 && nfound < 4 && *n < cap) {
+        vis_homography t2i;
+        int hit = 0;
+        if (cal__rough_fit(mk, *n, found, m, &t2i, NULL) != 0)
+            return;
+        for (int id = 0; id < 4 && !hit; id++) {
+            if ((found | tried) & (1u << id))
+                continue;
+            tried |= 1u << id;
+            if (cal__find_one(det, img, m, id, t2i, &mk[*n]) == 0) {
+                (*n)++;
+                found |= 1u << id;
+                nfound++;
+                tried = 0; /* a better fit: the misses may be found now */
+                hit = 1;
+            }
+        }
+        if (!hit)
+            return;
+    }
+}
+
 int cal_mat_locate(vis_aruco *det, const vis_image *img, cal_mat m, const vis_camera *lens,
                    cal_mat_fit *out, base_err *err)
 {
@@ -133,9 +245,12 @@ int cal_mat_locate(vis_aruco *det, const vis_image *img, cal_mat m, const vis_ca
     int n = 0, rc;
     if (!det || !img || !out)
         return base_err_set(err, BASE_EINVAL, "cal_mat_locate: NULL argument");
-    if ((rc = vis_aruco_detect(det, img, mk, 32, &n, err)) != 0)
+    if ((rc = vis_aruco_detect(det, img, mk, 28, &n, err)) != 0)
         return rc;
-    return cal_mat_fit_markers(mk, n < 32 ? n : 32, m, img->width, img->height, lens, out, err);
+    if (n > 28)
+        n = 28;
+    cal__recover(det, img, m, mk, &n, 32);
+    return cal_mat_fit_markers(mk, n, m, img->width, img->height, lens, out, err);
 }
 
 /* The camera pose from the table homography: r1, r2, r3 (the table's x,

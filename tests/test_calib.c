@@ -287,24 +287,20 @@ static void test_too_few_markers(void **state)
     assert_non_null(strstr(e.msg, "seen: none"));
 }
 
-/* A real image: the four markers pasted into a tilted view, found by the
- * detector, then the view rectified back to top-down. */
-static void test_locate_and_rectify_image(void **state)
+/* A frame of the mat seen by camera c: the markers of which (bit per id)
+ * pasted onto a green table, each on white paper with a one-cell margin. */
+static vis_image *mat_frame(const cam *c, cal_mat m, unsigned which)
 {
-    cal_mat m = cal_mat_default();
-    cam c = make_cam(25, 15, 750, 1280, 960, 1000);
-    vis_image *frame = NULL, *top = NULL;
-    vis_aruco *det = NULL;
-    cal_mat_fit fit;
+    vis_image *frame = NULL;
     base_err e;
-    (void)state;
-
     assert_int_equal(vis_image_new(1280, 960, 3, &frame, &e), 0);
     assert_int_equal(vis_image_fill(frame, vis_rgb(40, 90, 50), &e), 0);
     for (int id = 0; id < 4; id++) {
         vis_image *bits = NULL, *paper = NULL;
         vis_point t[4], src[4], dst[4];
         vis_homography H;
+        if (!(which & (1u << id)))
+            continue;
         /* The marker (6 cells of 20 px) on white paper with a 1-cell margin. */
         assert_int_equal(vis_aruco_marker_bits(id, 120, &bits, &e), 0);
         assert_int_equal(vis_image_new(160, 160, 3, &paper, &e), 0);
@@ -321,13 +317,28 @@ static void test_locate_and_rectify_image(void **state)
             double sx = (k == 1 || k == 2) ? 1 : 0, sy = (k >= 2) ? 1 : 0;
             src[k] = (vis_point){-0.5 + 160 * sx, -0.5 + 160 * sy};
             double tx = t[0].x - m.s / 6 + sx * (m.s * 8 / 6), ty = t[0].y - m.s / 6 + sy * (m.s * 8 / 6);
-            dst[k] = project(&c, tx, ty, 0);
+            dst[k] = project(c, tx, ty, 0);
         }
         assert_int_equal(vis_find_homography(src, dst, 4, VIS_HOMOGRAPHY_LSQ, 0, NULL, &H, &e), 0);
         assert_int_equal(vis_warp_perspective_onto(paper, H, frame, VIS_INTER_LINEAR, &e), 0);
         vis_image_free(bits);
         vis_image_free(paper);
     }
+    return frame;
+}
+
+/* A real image: the four markers pasted into a tilted view, found by the
+ * detector, then the view rectified back to top-down. */
+static void test_locate_and_rectify_image(void **state)
+{
+    cal_mat m = cal_mat_default();
+    cam c = make_cam(25, 15, 750, 1280, 960, 1000);
+    vis_image *frame = mat_frame(&c, m, 0xf), *top = NULL;
+    vis_aruco *det = NULL;
+    cal_mat_fit fit;
+    base_err e;
+    (void)state;
+
     assert_int_equal(vis_aruco_new(VIS_ARUCO_4X4_50, &det, &e), 0);
     assert_int_equal(cal_mat_locate(det, frame, m, NULL, &fit, &e), 0);
     assert_int_equal(fit.nfound, 4);
@@ -351,6 +362,66 @@ static void test_locate_and_rectify_image(void **state)
         }
     }
     vis_image_free(top);
+    vis_image_free(frame);
+    vis_aruco_free(det);
+}
+
+/* The frame with its far half (the lower rows) out of focus, as a camera
+ * focused on the near edge of the table sees it. */
+static vis_image *far_blurred(vis_image *sharp, double sigma)
+{
+    vis_image *out = NULL;
+    base_err e;
+    assert_int_equal(vis_gaussian_blur(sharp, 0, sigma, &out, &e), 0);
+    for (int y = 0; y < sharp->height / 2; y++)
+        memcpy(out->data + (size_t)y * out->stride, sharp->data + (size_t)y * sharp->stride,
+               (size_t)sharp->width * 3);
+    vis_image_free(sharp);
+    return out;
+}
+
+/* A camera steeply tilted and out of focus: the far markers are too
+ * small and blurred to decode.  The near two say where the far ones
+ * are, and those are found by their pattern, at the right corners.  A
+ * marker that is not there (covered) is not made up. */
+static void test_locate_blurred_far_markers(void **state)
+{
+    cal_mat m = cal_mat_default();
+    cam c = make_cam(50, 0, 700, 1280, 960, 1000);
+    vis_image *frame = far_blurred(mat_frame(&c, m, 0xf), 1.6);
+    vis_aruco *det = NULL;
+    vis_marker mk[8];
+    cal_mat_fit fit;
+    base_err e;
+    int n = 0;
+    (void)state;
+
+    assert_int_equal(vis_aruco_new(VIS_ARUCO_4X4_50, &det, &e), 0);
+    /* The premise: the detector alone sees only the near markers. */
+    assert_int_equal(vis_aruco_detect(det, frame, mk, 8, &n, &e), 0);
+    assert_true(n >= 2 && n < 4);
+    assert_int_equal(cal_mat_locate(det, frame, m, NULL, &fit, &e), 0);
+    assert_int_equal(fit.nfound, 4);
+    for (int id = 0; id < 4; id++) {
+        vis_point t[4];
+        cal_mat_marker_corners(m, id, t);
+        for (int k = 0; k < 4; k++) {
+            vis_point want = project(&c, t[k].x, t[k].y, 0);
+            vis_point got = vis_homography_apply(fit.table_to_img, t[k]);
+            assert_true(hypot(got.x - want.x, got.y - want.y) < 0.8);
+        }
+    }
+    vis_image_free(frame);
+
+    /* Marker 2 covered: the other far one is still found, 2 is not. */
+    frame = far_blurred(mat_frame(&c, m, 0xb), 1.6);
+    assert_int_equal(cal_mat_locate(det, frame, m, NULL, &fit, &e), 0);
+    assert_int_equal(fit.found, 0xb);
+    vis_image_free(frame);
+
+    /* Both far ones covered: two markers do not make a mat. */
+    frame = far_blurred(mat_frame(&c, m, 0x3), 1.6);
+    assert_int_equal(cal_mat_locate(det, frame, m, NULL, &fit, &e), BASE_ENOTFOUND);
     vis_image_free(frame);
     vis_aruco_free(det);
 }
@@ -443,6 +514,7 @@ int main(void)
         cmocka_unit_test(test_plane_with_lens),
         cmocka_unit_test(test_too_few_markers),
         cmocka_unit_test(test_locate_and_rectify_image),
+        cmocka_unit_test(test_locate_blurred_far_markers),
         cmocka_unit_test(test_mat_command),
         cmocka_unit_test(test_camera_position),
         cmocka_unit_test(test_rectify_roi),

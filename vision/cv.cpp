@@ -15,6 +15,7 @@
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
+#include <opencv2/video/tracking.hpp>
 #include <opencv2/videoio.hpp>
 
 #include <algorithm>
@@ -508,6 +509,8 @@ struct vis_aruco {
     std::vector<int> ids;
     cv::Mat grey, small;
     int decimate = 1;
+    // vis_aruco_align's patterns, made on first use: id * 4 + quarter turns.
+    std::vector<cv::Mat> patterns;
 };
 
 struct vis_video {
@@ -1344,6 +1347,35 @@ extern "C" int vis_aruco_set_decimate(vis_aruco *a, int factor,
     return 0;
 }
 
+// The markers of the last detection (a->ids, a->corners, found in an image
+// enlarged by scale whose origin is (x0, y0) of the caller's) to out,
+// sorted by id, then by position.
+static void cv__markers_out(const vis_aruco *a, double scale, int x0, int y0,
+                            vis_marker *out, int cap, int *n)
+{
+    std::vector<vis_marker> found(a->ids.size());
+    for (size_t i = 0; i < a->ids.size(); i++) {
+        found[i].id = a->ids[i];
+        for (int k = 0; k < 4; k++) {
+            const cv::Point2f &c = a->corners[i][static_cast<size_t>(k)];
+            // Pixel centres: enlarged u covers (u + 0.5) / scale - 0.5.
+            found[i].corners[k].x = (c.x + 0.5) / scale - 0.5 + x0;
+            found[i].corners[k].y = (c.y + 0.5) / scale - 0.5 + y0;
+        }
+    }
+    std::sort(found.begin(), found.end(),
+              [](const vis_marker &p, const vis_marker &q) {
+                  if (p.id != q.id)
+                      return p.id < q.id;
+                  if (p.corners[0].y != q.corners[0].y)
+                      return p.corners[0].y < q.corners[0].y;
+                  return p.corners[0].x < q.corners[0].x;
+              });
+    size_t k = std::min(found.size(), static_cast<size_t>(cap));
+    std::copy(found.begin(), found.begin() + static_cast<long>(k), out);
+    *n = static_cast<int>(found.size());
+}
+
 extern "C" int vis_aruco_detect(vis_aruco *a, const vis_image *img,
                                 vis_marker *out, int cap, int *n,
                                 base_err *err)
@@ -1401,25 +1433,205 @@ extern "C" int vis_aruco_detect(vis_aruco *a, const vis_image *img,
                         a->corners[i][k] = all[i * 4 + k];
             }
         }
-        std::vector<vis_marker> found(a->ids.size());
-        for (size_t i = 0; i < a->ids.size(); i++) {
-            found[i].id = a->ids[i];
-            for (int k = 0; k < 4; k++) {
-                found[i].corners[k].x = a->corners[i][static_cast<size_t>(k)].x;
-                found[i].corners[k].y = a->corners[i][static_cast<size_t>(k)].y;
-            }
+        cv__markers_out(a, 1.0, 0, 0, out, cap, n);
+        return 0;
+    });
+}
+
+extern "C" int vis_aruco_detect_roi(vis_aruco *a, const vis_image *img,
+                                    int x0, int y0, int w, int h,
+                                    double scale, vis_marker *out, int cap,
+                                    int *n, base_err *err)
+{
+    const char *fn = "vis_aruco_detect_roi";
+    if (!a)
+        return base_err_set(err, BASE_EINVAL, "%s: detector is NULL", fn);
+    int rc = cv__check_image(img, fn, "img", err);
+    if (rc)
+        return rc;
+    if (!n || cap < 0 || (cap > 0 && !out))
+        return base_err_set(err, BASE_EINVAL,
+                            "%s: n is NULL, cap < 0 or out is NULL", fn);
+    if (!(scale >= 1 && scale <= 8))
+        return base_err_set(err, BASE_EINVAL,
+                            "%s: scale %g (expected 1..8)", fn, scale);
+    return cv__guard(err, fn, [&] {
+        a->corners.clear();
+        a->rejected.clear();
+        a->ids.clear();
+        *n = 0;
+        cv::Rect r = cv::Rect(x0, y0, w, h) &
+                     cv::Rect(0, 0, img->width, img->height);
+        if (r.width < 8 || r.height < 8)
+            return 0; // nothing of it in view
+        cv::Mat in = cv__wrap(img)(r);
+        if (img->channels == 3)
+            cv::cvtColor(in, a->grey, cv::COLOR_BGR2GRAY);
+        else
+            in.copyTo(a->grey);
+        if (scale > 1)
+            cv::resize(a->grey, a->small, cv::Size(), scale, scale,
+                       cv::INTER_CUBIC);
+        else
+            a->small = a->grey;
+        cv::aruco::detectMarkers(a->small, a->dict, a->corners, a->ids,
+                                 a->params, a->rejected);
+        cv__markers_out(a, scale, r.x, r.y, out, cap, n);
+        return 0;
+    });
+}
+
+// A marker of the detector's dictionary drawn upright, black on white, with
+// a white margin of cv__ALIGN_MARGIN cells, cv__ALIGN_PX pixels a cell,
+// turned rot quarter turns.
+static const int cv__ALIGN_PX = 8;
+static const double cv__ALIGN_MARGIN = 0.75;
+
+static cv::Mat cv__align_draw(const vis_aruco *a, int id, int rot)
+{
+    const int cells = a->dict->markerSize + 2;
+    const int side = cells * cv__ALIGN_PX;
+    const int m = static_cast<int>(cv__ALIGN_MARGIN * cv__ALIGN_PX);
+    cv::Mat bits, t(side + 2 * m, side + 2 * m, CV_32F, cv::Scalar(255));
+    cv::aruco::drawMarker(a->dict, id, side, bits, 1);
+    for (int r = 0; r < rot; r++)
+        cv::rotate(bits, bits, cv::ROTATE_90_CLOCKWISE);
+    bits.convertTo(t(cv::Rect(m, m, side, side)), CV_32F);
+    return t;
+}
+
+static const cv::Mat &cv__align_template(vis_aruco *a, int id, int rot)
+{
+    if (a->patterns.empty()) {
+        a->patterns.resize(static_cast<size_t>(a->dict->bytesList.rows) * 4);
+        for (int j = 0; j < a->dict->bytesList.rows; j++)
+            for (int r = 0; r < 4; r++)
+                a->patterns[static_cast<size_t>(j * 4 + r)] = cv__align_draw(a, j, r);
+    }
+    return a->patterns[static_cast<size_t>(id * 4 + rot)];
+}
+
+// Zero-mean normalised correlation of two images of one size.
+static double cv__ncc(const cv::Mat &x, const cv::Mat &y)
+{
+    cv::Scalar mx, sx, my, sy;
+    cv::meanStdDev(x, mx, sx);
+    cv::meanStdDev(y, my, sy);
+    if (sx[0] <= 1e-6 || sy[0] <= 1e-6)
+        return 0;
+    cv::Mat dx = x - mx[0], dy = y - my[0];
+    return dx.dot(dy) / (sx[0] * sy[0] * static_cast<double>(x.total()));
+}
+
+extern "C" int vis_aruco_align(vis_aruco *a, const vis_image *img, int id,
+                               const vis_point guess[4], double search,
+                               vis_marker *out, double *score,
+                               double *margin, base_err *err)
+{
+    const char *fn = "vis_aruco_align";
+    if (!a || !guess || !out || !score || !margin)
+        return base_err_set(err, BASE_EINVAL, "%s: NULL argument", fn);
+    int rc = cv__check_image(img, fn, "img", err);
+    if (rc)
+        return rc;
+    if (id < 0 || id >= a->dict->bytesList.rows)
+        return base_err_set(err, BASE_ERANGE,
+                            "%s: id %d is not in the dictionary", fn, id);
+    if (!(search >= 0 && search <= 6))
+        return base_err_set(err, BASE_EINVAL,
+                            "%s: search %g cells (expected 0..6)", fn, search);
+    return cv__guard(err, fn, [&]() -> int {
+        const int P = cv__ALIGN_PX, cells = a->dict->markerSize + 2;
+        const double m = cv__ALIGN_MARGIN * P;
+        const cv::Mat &tmpl = cv__align_template(a, id, 0);
+        const int S = tmpl.cols;
+        // Template pixel -> image pixel, from the guessed corners.
+        std::vector<cv::Point2f> tc = {
+            {static_cast<float>(m), static_cast<float>(m)},
+            {static_cast<float>(m + cells * P), static_cast<float>(m)},
+            {static_cast<float>(m + cells * P), static_cast<float>(m + cells * P)},
+            {static_cast<float>(m), static_cast<float>(m + cells * P)}};
+        std::vector<cv::Point2f> ic(4);
+        for (int k = 0; k < 4; k++)
+            ic[k] = cv::Point2f(static_cast<float>(guess[k].x),
+                                static_cast<float>(guess[k].y));
+        cv::Mat H = cv::getPerspectiveTransform(tc, ic);
+        // The part of the frame the search can reach, in grey float.
+        const double reach = search * P;
+        std::vector<cv::Point2f> wc = {
+            {static_cast<float>(-reach), static_cast<float>(-reach)},
+            {static_cast<float>(S + reach), static_cast<float>(-reach)},
+            {static_cast<float>(S + reach), static_cast<float>(S + reach)},
+            {static_cast<float>(-reach), static_cast<float>(S + reach)}},
+                                 wi;
+        cv::perspectiveTransform(wc, wi, H);
+        cv::Rect box = cv::boundingRect(wi);
+        box.x -= 4;
+        box.y -= 4;
+        box.width += 8;
+        box.height += 8;
+        box &= cv::Rect(0, 0, img->width, img->height);
+        if (box.width < 8 || box.height < 8)
+            return base_err_set(err, BASE_ENOTFOUND,
+                                "%s: marker %d would be outside the frame", fn, id);
+        cv::Mat crop = cv__wrap(img)(box), grey;
+        if (img->channels == 3)
+            cv::cvtColor(crop, grey, cv::COLOR_BGR2GRAY);
+        else
+            grey = crop;
+        grey.convertTo(grey, CV_32F);
+        cv::Mat shift = (cv::Mat_<double>(3, 3) << 1, 0, -box.x, 0, 1, -box.y, 0, 0, 1);
+        H = shift * H; // template -> crop
+        // 1. Where it is: the template slid over the frame drawn as the
+        // guess says the marker lies.
+        cv::Mat Tw = (cv::Mat_<double>(3, 3) << 1, 0, -reach, 0, 1, -reach, 0, 0, 1);
+        cv::Mat win, res;
+        const int W = S + 2 * static_cast<int>(reach);
+        cv::warpPerspective(grey, win, H * Tw, cv::Size(W, W),
+                            cv::INTER_LINEAR | cv::WARP_INVERSE_MAP,
+                            cv::BORDER_REPLICATE);
+        cv::matchTemplate(win, tmpl, res, cv::TM_CCOEFF_NORMED);
+        cv::Point best;
+        cv::minMaxLoc(res, nullptr, nullptr, nullptr, &best);
+        cv::Mat Tb = (cv::Mat_<double>(3, 3) << 1, 0, best.x - reach, 0, 1,
+                      best.y - reach, 0, 0, 1);
+        cv::Mat warp = H * Tb;
+        warp.convertTo(warp, CV_32F);
+        // 2. Exactly where: the template's homography refined by
+        // enhanced correlation (insensitive to contrast and brightness).
+        double rho;
+        try {
+            rho = cv::findTransformECC(
+                tmpl, grey, warp, cv::MOTION_HOMOGRAPHY,
+                cv::TermCriteria(cv::TermCriteria::COUNT | cv::TermCriteria::EPS,
+                                 60, 1e-5),
+                cv::noArray(), 5);
+        } catch (const cv::Exception &) {
+            return base_err_set(err, BASE_ENOTFOUND,
+                                "%s: marker %d: the alignment did not converge", fn, id);
         }
-        std::sort(found.begin(), found.end(),
-                  [](const vis_marker &p, const vis_marker &q) {
-                      if (p.id != q.id)
-                          return p.id < q.id;
-                      if (p.corners[0].y != q.corners[0].y)
-                          return p.corners[0].y < q.corners[0].y;
-                      return p.corners[0].x < q.corners[0].x;
-                  });
-        size_t k = std::min(found.size(), static_cast<size_t>(cap));
-        std::copy(found.begin(), found.begin() + static_cast<long>(k), out);
-        *n = static_cast<int>(found.size());
+        // 3. Is it that marker?  The frame drawn by the found homography
+        // against every marker of the dictionary, every way round.
+        cv::Mat seen;
+        cv::warpPerspective(grey, seen, warp, tmpl.size(),
+                            cv::INTER_LINEAR | cv::WARP_INVERSE_MAP,
+                            cv::BORDER_REPLICATE);
+        double self = cv__ncc(seen, tmpl), other = -1;
+        for (int j = 0; j < a->dict->bytesList.rows; j++)
+            for (int r = 0; r < 4; r++)
+                if (j != id || r != 0)
+                    other = std::max(other, cv__ncc(seen, cv__align_template(a, j, r)));
+        cv::Mat wd;
+        warp.convertTo(wd, CV_64F);
+        std::vector<cv::Point2f> oc;
+        cv::perspectiveTransform(tc, oc, wd);
+        out->id = id;
+        for (int k = 0; k < 4; k++) {
+            out->corners[k].x = oc[static_cast<size_t>(k)].x + box.x;
+            out->corners[k].y = oc[static_cast<size_t>(k)].y + box.y;
+        }
+        *score = std::min(rho, self);
+        *margin = self - other;
         return 0;
     });
 }

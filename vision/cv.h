@@ -316,6 +316,26 @@ int vis_aruco_set_decimate(vis_aruco *a, int factor, base_err *err);
 int vis_aruco_detect(vis_aruco *a, const vis_image *img, vis_marker *out,
                      int cap, int *n, base_err *err);
 
+/* Like vis_aruco_detect, inside the rectangle x0, y0, w x h of img only
+ * (clipped to the image), enlarged scale times (1..8) first: a small or
+ * blurred marker that the whole frame's search misses is often found so,
+ * when another marker says where to look.  Corners are in img's pixels. */
+int vis_aruco_detect_roi(vis_aruco *a, const vis_image *img, int x0, int y0,
+                         int w, int h, double scale, vis_marker *out,
+                         int cap, int *n, base_err *err);
+
+/* Finds marker id where guess (its four corners, in the detector's order)
+ * says it about is, by its known pattern rather than by decoding it: for a
+ * marker too small or too blurred to decode.  The pattern is slid up to
+ * search cells (0..6) from the guess, then its homography refined by
+ * enhanced correlation.  out gets the corners; *score the correlation
+ * (0..1) of the frame with the pattern; *margin how much better the
+ * pattern fits than any other marker of the dictionary, any way round
+ * (accept only a clear margin).  BASE_ENOTFOUND when it cannot be aligned. */
+int vis_aruco_align(vis_aruco *a, const vis_image *img, int id,
+                    const vis_point guess[4], double search, vis_marker *out,
+                    double *score, double *margin, base_err *err);
+
 /* Renders marker id of VIS_ARUCO_4X4_50 as a new 1-channel side_px x
  * side_px image: black (0) and white (255) cells, the one-cell black border
  * included (6 x 6 cells; side_px >= 6, best a multiple of 6).  No white
