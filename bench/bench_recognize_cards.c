@@ -72,7 +72,10 @@ static bool compare(const rules_piece *truth, int nt, const vis_cards_reading *r
                     rot(k, &sx, &sy);
                     for (int a = 0; a < nt; a++)
                         if (sx + qx == truth[a].x && sy + qy == truth[a].y) {
-                            votes += 1 + (rd->cards[b].rank == truth[a].a);
+                            /* (suit too: two cards of one rank must not
+                             * be matched crosswise) */
+                            votes += 1 + (rd->cards[b].rank == truth[a].a) +
+                                     (rd->cards[b].suit == truth[a].b);
                             break;
                         }
                 }
@@ -114,10 +117,11 @@ static bool compare(const rules_piece *truth, int nt, const vis_cards_reading *r
         if (v->rank != truth[a].a || v->suit != truth[a].b) {
             exact = false;
             if (verbose)
-                printf("  seed %llu frame %d: %s read as %s (pips %d%s, conf %.2f r %.2f s %.2f)\n",
-                       seed, frame, rules_card_name(truth[a].a, truth[a].b, n1),
+                /* (ref_reader carries the reading and its conf only) */
+                printf("  seed %llu frame %d: %s read as %s (conf %.2f)\n", seed, frame,
+                       rules_card_name(truth[a].a, truth[a].b, n1),
                        v->rank > 0 && v->suit >= 0 ? rules_card_name(v->rank, v->suit, n2) : "?",
-                       v->pips, v->court ? " court" : "", v->conf, v->rank_conf, v->suit_conf);
+                       v->conf);
         }
     }
     for (int b = 0; b < rd->ncards; b++)

@@ -20,10 +20,14 @@
  *    seams inside the silhouette (thin lines darker than the paper on both
  *    sides: cards that touch merge in the mask, but not without a seam);
  *    which axis holds the short side: the assignment whose combs capture
- *    the larger share of the edges.  A cell is a card when the mask fills
- *    60% of its inside and there is print on it.  Each card's centre is
- *    then moved onto its own outline (the strongest lines across its sides
- *    within 4 mm, in a 2 px/mm cut), so that no index is cut in half.
+ *    the larger share of the edges (when about equal, the one whose cells
+ *    the silhouette fills whole or not at all).  A cell is a card when the
+ *    mask fills 60% of its inside and there is print on it (ink, or dark
+ *    spots: black pips on a black mat).  Each card's centre is then moved
+ *    onto its own outline (the strongest lines across its sides within
+ *    4 mm, in a 2 px/mm cut), and after a first reading onto the centre of
+ *    its print (pips and court pictures are centred on every deck), so
+ *    that no index or pip column is cut off.
  * 3. Each card is cut from the full-resolution view into an upright patch
  *    at 3 px/mm and read there: paper (the bright end of its histogram),
  *    ink strength per pixel (darker than paper or of another hue), ink
@@ -44,11 +48,14 @@
  *      the colour, each symbol turned upright, on its core: a heart is
  *      wide on top, widest high, about as wide as tall; a diamond pointed,
  *      widest in the middle, taller than wide; a spade pointed on top and
- *      widest low; a club round on top.  Pips, both index symbols and a
+ *      widest low, its mass skewed low under the point; a club round on
+ *      top.  Pips, both index symbols and a
  *      court picture's own symbol vote.
  * 4. Across the view: black cards whose mean spade/club votes fall into two
  *    groups with a clear gap are split by it (one deck, one light, one
- *    blur); cards read the same are flagged as duplicates. */
+ *    blur); cards read the same are flagged as duplicates, and the less
+ *    sure of two takes its runner-up reading when that is free (one
+ *    deck). */
 #include "cards.h"
 
 #include <math.h>
@@ -61,6 +68,9 @@
 #define CD__PPM 3.0    /* card patches, px/mm */
 #define CD__MAXBLOB 512
 #define CD__BLOCK 40.0 /* mm: blocks for the mat colour */
+/* the weight of a symbol's skewness in the spade/club vote (of the
+ * widest row's: 1; see cd__shape_vote) */
+#define CD__SKW 2.0
 /* suits in rules/' order (vision does not depend on rules/) */
 enum { CD__S, CD__H, CD__D, CD__C };
 
@@ -955,6 +965,41 @@ static double cd__comb(const double *e, int n, double lo, double p, double *phas
     return total > 0 ? (best - sum / np) / total : 0;
 }
 
+/* How far the silhouette is from filling the cells of a grid (pitch pu
+ * along u, pv along v, phases phu, phv) whole or not at all: the part of
+ * each cell's mask pixels or of its free pixels, whichever is less,
+ * summed over the cells, over all mask pixels. */
+static double cd__fill_ambiguity(const cd__det *d, double ca, double sa, double pu, double pv,
+                                 double phu, double phv)
+{
+    enum { N = 24 };
+    double in[N][N] = {{0}}, step = 1 / d->ppm, tot = 0, amb = 0;
+    int k0u = 1 << 30, k0v = 1 << 30;
+    /* the first pass finds the cells' origin, the second counts */
+    for (int pass = 0; pass < 2; pass++)
+        for (int y = 0; y < d->h; y++)
+            for (int x = 0; x < d->w; x++) {
+                if (!d->mask[y * d->w + x])
+                    continue;
+                double tx = d->x0 + (x + 0.5) * step, ty = d->y0 + (y + 0.5) * step;
+                int ku = (int)floor((tx * ca + ty * sa - phu) / pu);
+                int kv = (int)floor((-tx * sa + ty * ca - phv) / pv);
+                if (pass == 0) {
+                    k0u = ku < k0u ? ku : k0u;
+                    k0v = kv < k0v ? kv : k0v;
+                } else if (ku - k0u < N && kv - k0v < N) {
+                    in[kv - k0v][ku - k0u] += 1;
+                    tot += 1;
+                }
+            }
+    double area = pu * pv * d->ppm * d->ppm;
+    for (int j = 0; j < N; j++)
+        for (int i = 0; i < N; i++)
+            if (in[j][i] > 0)
+                amb += fmin(in[j][i], fmax(0, area - in[j][i]));
+    return tot > 0 ? amb / tot : 1;
+}
+
 static void cd__grid_fit(vis_cards *c, const cd__det *d, cd__grid *g)
 {
     double ang = cd__angle(d), ca, sa;
@@ -1044,6 +1089,15 @@ static void cd__grid_fit(vis_cards *c, const cd__det *d, cd__grid *g)
         double phu_a, phv_a, phu_b, phv_b;
         double sa_ = cd__comb(eu, nu, umin, c->cw, &phu_a) + cd__comb(ev, nv, vmin, c->ch, &phv_a);
         double sb_ = cd__comb(eu, nu, umin, c->ch, &phu_b) + cd__comb(ev, nv, vmin, c->cw, &phv_b);
+        /* The combs alone cannot tell which way a small board lies (two
+         * cards side by side: 126 x 88 mm): then the way that fills its
+         * cells cleanly, whole or empty, wins. */
+        if (fabs(sa_ - sb_) < 0.25 * fmax(sa_, sb_)) {
+            double fa = cd__fill_ambiguity(d, ca, sa, c->cw, c->ch, phu_a, phv_a);
+            double fb = cd__fill_ambiguity(d, ca, sa, c->ch, c->cw, phu_b, phv_b);
+            sa_ = fa <= fb ? 1 : 0;
+            sb_ = fa <= fb ? 0 : 1;
+        }
         if (sa_ >= sb_) {
             g->ang = ang;
             g->pu = c->cw;
@@ -1235,24 +1289,24 @@ static void cd__ink(cd__patch *p, double *paper_frac, double *paper_sat)
     *paper_sat = pmax > 0 ? (pmax - pmin) / pmax : 1;
     double pb = p->paper[0] + p->paper[1] + p->paper[2];
     int npaper = 0, edge = (int)(1.5 * CD__PPM);
-    /* (the divisions by the brightness from a table: this runs on every
-     * pixel of every card) */
-    double scale[766], ipb = pb > 0 ? 1 / pb : 0;
+    /* (in float, the divisions by the brightness from a table: this runs
+     * on every pixel of every card) */
+    float scale[766], ipb = pb > 0 ? (float)(1 / pb) : 0, fpb = (float)pb;
+    float pp[3] = {(float)p->paper[0], (float)p->paper[1], (float)p->paper[2]};
     for (int v = 0; v < 766; v++)
-        scale[v] = v > 30 ? pb / v : 1;
+        scale[v] = v > 30 ? (float)(pb / v) : 1;
     for (int y = 0; y < p->h; y++)
         for (int x = 0; x < p->w; x++) {
             const unsigned char *q = cd__px(p, x, y);
             int ibr = q[0] + q[1] + q[2];
-            double br = ibr;
             /* colour distance after scaling to the paper's brightness:
              * hue, not shading */
-            double f = scale[ibr], dc = 0;
-            for (int k = 0; k < 3; k++)
-                dc += fabs(q[k] * f - p->paper[k]);
+            float f = scale[ibr];
+            float dc = fabsf(q[0] * f - pp[0]) + fabsf(q[1] * f - pp[1]) + fabsf(q[2] * f - pp[2]);
             /* how far from paper: darker, or another hue */
-            double sc = fmax((pb - br) * ipb, dc * ipb);
-            unsigned char v = sc > 0.25 ? 1 : sc > 0.15 ? 2 : 0;
+            float dk = (fpb - (float)ibr) * ipb, sc = dc * ipb;
+            sc = dk > sc ? dk : sc;
+            unsigned char v = sc > 0.25f ? 1 : sc > 0.15f ? 2 : 0;
             p->sc[y * p->w + x] = (unsigned char)(sc <= 0 ? 0 : sc >= 1 ? 255 : sc * 255);
             /* the outermost 1.5 mm: the card's edge, the seam, the mat;
              * never print (indices start further in), and it would join
@@ -1461,6 +1515,7 @@ typedef struct cd__shape {
     double peak;   /* where the widest row is, 0 top .. 1 bottom */
     double tip;    /* width at 12% from the top / max */
     double aspect; /* height / width */
+    double skew;   /* of the core's rows (upright): < 0 when the tail is on top */
     bool ok;
 } cd__shape;
 
@@ -1516,6 +1571,24 @@ static void cd__shape_of(const cd__patch *p, const cd__blob *b, int id, bool fli
     s->peak = sw > 0 ? (sj / sw) / (h - 1) : (double)imax / (h - 1);
     s->tip = (double)wrow[(int)(0.12 * (h - 1) + 0.5)] / wmax;
     s->aspect = (double)h / (x1 - x0 + 1);
+    /* the skewness of the core's mass along the height: a spade's mass
+     * sits in its lobes, low, under a thin point (a long tail upward: < 0);
+     * a club's round top lobe leaves no such tail.  Moments survive the
+     * blur that rounds the point itself off. */
+    double m1 = 0, m2 = 0, m3 = 0, mw = 0;
+    for (int j = 0; j < h; j++) {
+        m1 += (double)j * wrow[j];
+        mw += wrow[j];
+    }
+    m1 /= mw;
+    for (int j = 0; j < h; j++) {
+        double d = j - m1;
+        m2 += d * d * wrow[j];
+        m3 += d * d * d * wrow[j];
+    }
+    m2 /= mw;
+    m3 /= mw;
+    s->skew = m2 > 0 ? m3 / (m2 * sqrt(m2)) : 0;
     s->ok = true;
 }
 
@@ -1538,7 +1611,8 @@ static double cd__shape_vote(const cd__shape *s, bool red)
      * the blur leaves: pointed top against round lobe (tip, top) tells
      * them apart barely better than chance at ten pixels a pip, so it only
      * breaks ties.  Proportions differ between decks, so not the aspect. */
-    return cd__clamp2((s->peak - 0.52) / 0.03) + 0.05 * cd__clamp2((0.52 - s->tip) / 0.1);
+    return cd__clamp2((s->peak - 0.52) / 0.03) + CD__SKW * cd__clamp2((-0.02 - s->skew) / 0.03) +
+           0.05 * cd__clamp2((0.52 - s->tip) / 0.1);
 }
 
 /* Index letters as 5x7 stroke layouts of a plain sans letter. */
@@ -2059,11 +2133,86 @@ static void cd__read_card(cd__patch *p, cd__card *out)
         out->suit = shape_black >= 0 ? CD__S : CD__C;
         out->suit2 = shape_black >= 0 ? CD__C : CD__S;
         if (wblack > 0) {
-            out->black_vote = shape_black / wblack;
+            /* on the scale of the peak's vote alone (+-2.1), which the
+             * split across the view was set for */
+            out->black_vote = shape_black / wblack * 2.1 / (2.1 + 2 * CD__SKW);
             out->black_n = (int)(wblack + 0.5);
         }
-        out->suit_conf = (float)(cconf * (0.5 + 0.5 * tanh(fabs(shape_black) / ns / 2)));
+        /* (the vote on the scale of the widest row's alone, as for the
+         * red suits: the skewness adds evidence, not certainty) */
+        double sb = fabs(shape_black) * 2.1 / (2.1 + 2 * CD__SKW);
+        out->suit_conf = (float)(cconf * (0.5 + 0.5 * tanh(sb / ns / 2)));
     }
+}
+
+/* Where the card's own centre lies in the patch, from its print: every
+ * deck centres the pips of 2..10 (the layouts are symmetric about the
+ * card's centre both ways: the box of the pip centres is centred), an
+ * ace's pip and a court picture.  The grid and the outline (cd__refine)
+ * place a card within a few mm, but a cream card on a pale mat or a frame
+ * printed 2 mm in from the edge can fool the outline by 3-5 mm, enough to
+ * push a pip column or an index out of its zone.  du, dv: the centre's
+ * offset from the patch's centre in mm (along the short, long side); false
+ * when the print gives no sure centre. */
+static bool cd__print_centre(const cd__patch *p, const cd__card *cr, double *du, double *dv)
+{
+    const double P = CD__PPM, W = p->w / P, H = p->h / P;
+    *du = *dv = 0;
+    if (cr->face_down)
+        return false;
+    if (cr->court) {
+        /* the picture: its largest blob, point-symmetric about the centre */
+        int big = -1;
+        for (int i = 0; i < p->nblobs; i++)
+            if (p->blobs[i].n > 150 * P * P && (big < 0 || p->blobs[i].n > p->blobs[big].n))
+                big = i;
+        if (big < 0)
+            return false;
+        const cd__blob *b = &p->blobs[big];
+        *du = (b->x0 + b->x1 + 1) / 2.0 / P - W / 2;
+        *dv = (b->y0 + b->y1 + 1) / 2.0 / P - H / 2;
+        return fabs(*du) < 7 && fabs(*dv) < 7;
+    }
+    /* pips: blobs of a pip's size away from the index corners */
+    int ids[64], n = 0, areas[64];
+    for (int i = 0; i < p->nblobs && n < 64; i++) {
+        const cd__blob *b = &p->blobs[i];
+        double cx = b->sx / b->n / P, cy = b->sy / b->n / P;
+        if (b->n < 6 * P * P || cx < 9 || cx > W - 9 || cy < 4 || cy > H - 4)
+            continue;
+        if ((cx < 14 && cy < 28) || (cx > W - 14 && cy > H - 28))
+            continue;
+        areas[n] = b->n;
+        ids[n++] = i;
+    }
+    if (n == 0)
+        return false;
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && areas[j - 1] > areas[j]; j--) {
+            int t = areas[j];
+            areas[j] = areas[j - 1];
+            areas[j - 1] = t;
+        }
+    double med = areas[n / 2], x0 = 1e9, x1 = -1e9, y0 = 1e9, y1 = -1e9, sx = 0;
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+        const cd__blob *b = &p->blobs[ids[i]];
+        if (b->n < 0.5 * med || b->n > 2.5 * med)
+            continue;
+        double cx = b->sx / b->n / P, cy = b->sy / b->n / P;
+        x0 = fmin(x0, cx);
+        x1 = fmax(x1, cx);
+        y0 = fmin(y0, cy);
+        y1 = fmax(y1, cy);
+        sx += cx;
+        m++;
+    }
+    if (m == 0 || (m == 1 && med < 40 * P * P))
+        return false; /* one small blob: not an ace's pip */
+    /* one column (2, 3, an ace): its mean; else the box of both */
+    *du = (x1 - x0 < 5 ? sx / m : (x0 + x1) / 2) - W / 2;
+    *dv = (y0 + y1) / 2 - H / 2;
+    return fabs(*du) < 7 && fabs(*dv) < 7;
 }
 
 /* ---- the whole view ---- */
@@ -2108,6 +2257,70 @@ static void cd__black_split(vis_cards_reading *out, const double *bvote, const i
         k->suit_conf = (float)fmax(k->suit_conf, fmin(0.9, 0.4 + 0.15 * gap));
         k->conf = k->rank_conf < k->suit_conf ? k->rank_conf : k->suit_conf;
     }
+}
+
+static bool cd__reads(const vis_cards_reading *out, int rank, int suit)
+{
+    for (int i = 0; i < out->ncards; i++)
+        if (!out->cards[i].face_down && out->cards[i].rank == rank && out->cards[i].suit == suit)
+            return true;
+    return false;
+}
+
+/* One deck (the game's rule): two face-up cards read the same means one
+ * of them is misread.  Both are flagged as duplicates, and the less sure
+ * one takes its runner-up reading of its less sure part (rank or suit)
+ * when no card in the view reads that, with at most a runner-up's
+ * confidence (0.5); its first reading becomes its runner-up. */
+static void cd__one_deck(vis_cards_reading *out)
+{
+    for (int i = 0; i < out->ncards; i++)
+        for (int j = i + 1; j < out->ncards; j++) {
+            vis_card *a = &out->cards[i], *b = &out->cards[j];
+            if (a->face_down || b->face_down || a->rank <= 0 || a->suit < 0 ||
+                a->rank != b->rank || a->suit != b->suit)
+                continue;
+            vis_card *k = b->conf < a->conf ? b : a;
+            a->duplicate = b->duplicate = true;
+            int alt[2][2] = {{k->rank2, k->suit}, {k->rank, k->suit2}};
+            int first = k->rank_conf <= k->suit_conf ? 0 : 1;
+            for (int t = 0; t < 2; t++) {
+                int q = t == 0 ? first : 1 - first, r = alt[q][0], s = alt[q][1];
+                if (r <= 0 || s < 0 || cd__reads(out, r, s))
+                    continue;
+                if (q == 0) {
+                    k->rank2 = k->rank;
+                    k->rank = r;
+                    k->rank_conf = (float)fmin(k->rank_conf, 0.5);
+                } else {
+                    k->suit2 = k->suit;
+                    k->suit = s;
+                    k->suit_conf = (float)fmin(k->suit_conf, 0.5);
+                }
+                k->conf = k->rank_conf < k->suit_conf ? k->rank_conf : k->suit_conf;
+                break;
+            }
+        }
+}
+
+/* A pixel of the silhouette darker than the silhouette 3 px away on some
+ * side by a quarter: print seen at a pixel a millimetre, whatever the mat. */
+static bool cd__dark_spot(const cd__det *d, int x, int y)
+{
+    const int r = 3, w = d->w;
+    if (!d->mask[y * w + x] || x < r || y < r || x >= w - r || y >= d->h - r)
+        return false;
+    const unsigned char *p = d->rgb + ((size_t)y * w + x) * 3;
+    int br = p[0] + p[1] + p[2], best = 0;
+    const int off[4] = {-r, r, -r * w, r * w};
+    for (int k = 0; k < 4; k++) {
+        int j = y * w + x + off[k];
+        const unsigned char *q = d->rgb + (size_t)j * 3;
+        int b = q[0] + q[1] + q[2];
+        if (d->mask[j] && b > best)
+            best = b;
+    }
+    return 4 * br < 3 * best;
 }
 
 int vis_cards_read(vis_cards *c, const vis_image *top, const vis_view *vw, vis_cards_reading *out,
@@ -2162,7 +2375,7 @@ int vis_cards_read(vis_cards *c, const vis_image *top, const vis_view *vw, vis_c
         cd__det_free(&d);
         return 0;
     }
-    double *acc = calloc((size_t)nu * nv * 5, sizeof *acc);
+    double *acc = calloc((size_t)nu * nv * 6, sizeof *acc);
     double bvote[VIS_CARDS_MAX] = {0};
     int bn[VIS_CARDS_MAX] = {0};
     if (!acc) {
@@ -2179,12 +2392,17 @@ int vis_cards_read(vis_cards *c, const vis_image *top, const vis_view *vw, vis_c
             if (ku < kumin || ku > kumax || kv < kvmin || kv > kvmax)
                 continue;
             double fu = u - ku * g.pu, fv = v - kv * g.pv;
-            double *a = acc + 5 * ((kv - kvmin) * nu + (ku - kumin));
+            double *a = acc + 6 * ((kv - kvmin) * nu + (ku - kumin));
+            /* print: ink, or a dark spot in the silhouette (black pips on
+             * a black mat are blurred to a grey brighter than the mat at
+             * this resolution, and too small to leave holes) */
             if (fu > 2 && fu < g.pu - 2 && fv > 2 && fv < g.pv - 2)
-                a[4] += d.ink[y * d.w + x];
+                a[4] += d.ink[y * d.w + x] || cd__dark_spot(&d, x, y);
             if (fu > inset && fu < g.pu - inset && fv > inset && fv < g.pv - inset) {
                 a[0] += 1;
                 a[1] += d.mask[y * d.w + x];
+                /* before the morphology: card-bright, or ink */
+                a[5] += d.ink[y * d.w + x] || (d.ex && d.ex[y * d.w + x] > d.tb);
             }
             if (d.mask[y * d.w + x] && fu > 1 && fu < g.pu - 1 && fv > 1 && fv < g.pv - 1) {
                 a[2] += fu;
@@ -2194,7 +2412,7 @@ int vis_cards_read(vis_cards *c, const vis_image *top, const vis_view *vw, vis_c
     }
     for (int kv = kvmin; kv <= kvmax && rc == 0; kv++)
         for (int ku = kumin; ku <= kumax && rc == 0; ku++) {
-            double *a = acc + 5 * ((kv - kvmin) * nu + (ku - kumin));
+            double *a = acc + 6 * ((kv - kvmin) * nu + (ku - kumin));
             /* a card is filled and has print (or a coloured back) on it: a
              * bright patch of glare on a pale mat has none */
             if (a[0] < 0.5 * (g.pu - 2 * inset) * (g.pv - 2 * inset) * d.ppm * d.ppm ||
@@ -2222,7 +2440,33 @@ int vis_cards_read(vis_cards *c, const vis_image *top, const vis_view *vw, vis_c
             cd__refine(c, top, vw, &tx, &ty, g.ang);
             rc = cd__cut(c, top, vw, tx, ty, g.ang, &p, err);
             if (rc == 0) {
+                double du, dv;
                 cd__read_card(&p, &cr);
+                /* (a sure reading of a card a little off is kept: a second
+                 * read costs as much as the first) */
+                float c1 = cr.rank_conf < cr.suit_conf ? cr.rank_conf : cr.suit_conf;
+                if (cd__print_centre(&p, &cr, &du, &dv) && hypot(du, dv) > 0.8 &&
+                    (hypot(du, dv) > 2 || c1 < 0.8f)) {
+                    /* cut again round the print's centre and read that,
+                     * unless it reads nothing where the first cut read
+                     * a card (the print's centre was a wrong guess) */
+                    cd__card first = cr;
+                    double tx1 = tx, ty1 = ty;
+                    tx += du * ca - dv * sa;
+                    ty += du * sa + dv * ca;
+                    cd__patch_free(&p);
+                    rc = cd__cut(c, top, vw, tx, ty, g.ang, &p, err);
+                    if (rc == 0)
+                        cd__read_card(&p, &cr);
+                    if (rc == 0 && !cr.face_down && (cr.rank <= 0 || cr.suit < 0) &&
+                        first.rank > 0 && first.suit >= 0) {
+                        cr = first;
+                        tx = tx1;
+                        ty = ty1;
+                    }
+                }
+            }
+            if (rc == 0) {
                 vis_card *o = &out->cards[out->ncards++];
                 memset(o, 0, sizeof *o);
                 o->gx = ku;
@@ -2252,6 +2496,7 @@ int vis_cards_read(vis_cards *c, const vis_image *top, const vis_view *vw, vis_c
     cd__det_free(&d);
     if (rc != 0)
         return rc;
+    cd__one_deck(out);
     /* duplicates */
     for (int i = 0; i < out->ncards; i++)
         for (int j = i + 1; j < out->ncards; j++) {

@@ -17,7 +17,9 @@
  *     index says which) by the strokes of the index letter;
  *   - a card whose face shows little or no paper is face down.
  * Every card gets a confidence; two cards read the same in one view are
- * both flagged as duplicates (a misreading, or a second deck). */
+ * both flagged as duplicates (a misreading: the game uses one deck), and
+ * the less sure one is moved to its runner-up reading when no other card
+ * reads that. */
 #ifndef TABLECAM_VISION_CARDS_H
 #define TABLECAM_VISION_CARDS_H
 
@@ -38,7 +40,9 @@ typedef struct vis_card {
      * that tries it against the rules when the first is illegal */
     int rank2, suit2;
     bool face_down;
-    bool duplicate;     /* another card in this view reads the same */
+    bool duplicate;     /* another card in this view read the same (the
+                         * less sure of the two may since have taken its
+                         * runner-up reading: see cards.h's top) */
     double x_mm, y_mm;  /* the card's centre on the table */
     float conf;         /* 0..1: how sure the whole reading is */
     float rank_conf, suit_conf;
