@@ -78,24 +78,35 @@ static double cal__focal_from_h(const double *h)
     return sqrt(f2 / wsum);
 }
 
+/* The corners of the mat's markers among markers (ids 0-3, the first copy
+ * of each; others are ignored) in img, and where they are on the table in
+ * tab: *np points.  Returns the ids seen, bit per id. */
+static unsigned cal__corners(const vis_marker *markers, int n, cal_mat m, vis_point img[16],
+                             vis_point tab[16], int *np)
+{
+    unsigned found = 0;
+    *np = 0;
+    for (int i = 0; i < n; i++) {
+        int id = markers[i].id;
+        if (id < 0 || id > 3 || (found & (1u << id)))
+            continue;
+        found |= 1u << id;
+        cal_mat_marker_corners(m, id, &tab[*np]);
+        memcpy(&img[*np], markers[i].corners, sizeof markers[i].corners);
+        *np += 4;
+    }
+    return found;
+}
+
 int cal_mat_fit_markers(const vis_marker *markers, int n, cal_mat m, int width, int height,
                         const vis_camera *lens, cal_mat_fit *out, base_err *err)
 {
     vis_point img[16], tab[16];
-    unsigned found = 0;
-    int np = 0, rc;
+    int np, rc;
+    unsigned found = cal__corners(markers, n, m, img, tab, &np);
     cal_mat_fit fit;
 
     memset(&fit, 0, sizeof fit);
-    for (int i = 0; i < n; i++) {
-        int id = markers[i].id;
-        if (id < 0 || id > 3 || (found & (1u << id)))
-            continue; /* not a mat marker, or a second copy: ignore */
-        found |= 1u << id;
-        cal_mat_marker_corners(m, id, &tab[np]);
-        memcpy(&img[np], markers[i].corners, sizeof markers[i].corners);
-        np += 4;
-    }
     fit.found = found;
     for (int i = 0; i < 4; i++)
         fit.nfound += (found >> i) & 1;
@@ -132,25 +143,19 @@ int cal_mat_fit_markers(const vis_marker *markers, int n, cal_mat m, int width, 
     return 0;
 }
 
-/* The homography image -> table from the markers of mk whose ids are in
- * found, by their corners (two markers' eight corners are enough to say
- * where to look for the others, not to measure the table). */
-static int cal__rough_fit(const vis_marker *mk, int n, unsigned found, cal_mat m,
-                          vis_homography *table_to_img, base_err *err)
+/* The table -> image homography from the mat's markers in mk and *found,
+ * the ids among them; BASE_ENOTFOUND with fewer than two (two markers'
+ * eight corners are enough to say where to look for the others, not to
+ * measure the table). */
+static int cal__rough_fit(const vis_marker *mk, int n, cal_mat m, unsigned *found,
+                          vis_homography *table_to_img)
 {
     vis_point img[16], tab[16];
-    int np = 0;
-    unsigned used = 0;
-    for (int i = 0; i < n && np < 16; i++) {
-        int id = mk[i].id;
-        if (id < 0 || id > 3 || !(found & (1u << id)) || (used & (1u << id)))
-            continue;
-        used |= 1u << id;
-        cal_mat_marker_corners(m, id, &tab[np]);
-        memcpy(&img[np], mk[i].corners, sizeof mk[i].corners);
-        np += 4;
-    }
-    return vis_find_homography(tab, img, np, VIS_HOMOGRAPHY_LSQ, 0, NULL, table_to_img, err);
+    int np;
+    *found = cal__corners(mk, n, m, img, tab, &np);
+    if (np < 8)
+        return BASE_ENOTFOUND;
+    return vis_find_homography(tab, img, np, VIS_HOMOGRAPHY_LSQ, 0, NULL, table_to_img, NULL);
 }
 
 /* Looks for marker id where t2i (table -> image, from the other markers)
@@ -209,17 +214,11 @@ static int cal__find_one(vis_aruco *det, const vis_image *img, cal_mat m, int id
 static void cal__recover(vis_aruco *det, const vis_image *img, cal_mat m, vis_marker *mk, int *n,
                          int cap)
 {
-    unsigned found = 0, tried = 0;
-    int nfound = 0;
-    for (int i = 0; i < *n; i++)
-        if (mk[i].id >= 0 && mk[i].id <= 3 && !(found & (1u << mk[i].id))) {
-            found |= 1u << mk[i].id;
-            nfound++;
-        }
-    while (nfound >= 2 && nfound < 4 && *n < cap) {
+    unsigned found, tried = 0;
+    for (;;) {
         vis_homography t2i;
         int hit = 0;
-        if (cal__rough_fit(mk, *n, found, m, &t2i, NULL) != 0)
+        if (*n >= cap || cal__rough_fit(mk, *n, m, &found, &t2i) != 0 || found == 0xf)
             return;
         for (int id = 0; id < 4 && !hit; id++) {
             if ((found | tried) & (1u << id))
@@ -227,8 +226,6 @@ static void cal__recover(vis_aruco *det, const vis_image *img, cal_mat m, vis_ma
             tried |= 1u << id;
             if (cal__find_one(det, img, m, id, t2i, &mk[*n]) == 0) {
                 (*n)++;
-                found |= 1u << id;
-                nfound++;
                 tried = 0; /* a better fit: the misses may be found now */
                 hit = 1;
             }

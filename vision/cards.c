@@ -635,6 +635,26 @@ static void cd__combine3(unsigned char *o, const unsigned char *a, const unsigne
         o[x] = and_op ? (a[x] & b[x] & c[x]) : (a[x] | b[x] | c[x]);
 }
 
+/* One step of a 4-way flood fill over a w x h grid: pushes onto stack
+ * (ns entries so far) each neighbour of (x, y) not yet marked and, when
+ * open is given, whose open flag is want; marks it v.  Returns the new ns. */
+static int cd__push4(int x, int y, int w, int h, const unsigned char *open, int want,
+                     unsigned char *mark, unsigned char v, int *stack, int ns)
+{
+    static const int nb[4][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}};
+    for (int q = 0; q < 4; q++) {
+        int xx = x + nb[q][0], yy = y + nb[q][1], j;
+        if (xx < 0 || yy < 0 || xx >= w || yy >= h)
+            continue;
+        j = yy * w + xx;
+        if (!mark[j] && (!open || (open[j] != 0) == want)) {
+            mark[j] = v;
+            stack[ns++] = j;
+        }
+    }
+    return ns;
+}
+
 static void cd__morph_buf(unsigned char *m, unsigned char *t, int w, int h, bool erode)
 {
     /* row pass m -> t, column pass t -> m; outside the view counts as 0 */
@@ -689,17 +709,7 @@ static void cd__glare(cd__det *d)
         seen[i0] = 1;
         while (head < ns) {
             int k = stack[head++], x = k % w, y = k / w;
-            const int nb[4][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}};
-            for (int q = 0; q < 4; q++) {
-                int xx = x + nb[q][0], yy = y + nb[q][1];
-                if (xx < 0 || yy < 0 || xx >= w || yy >= h)
-                    continue;
-                int j2 = yy * w + xx;
-                if (d->mask[j2] && !seen[j2]) {
-                    seen[j2] = 1;
-                    stack[ns++] = j2;
-                }
-            }
+            ns = cd__push4(x, y, w, h, d->mask, 1, seen, 1, stack, ns);
         }
         /* glare covers much of the mat; a few cards' worth of faint
          * paper is not glare */
@@ -816,17 +826,7 @@ static void cd__open(cd__det *d, bool holes)
             t[i0] = 2;
             while (head < ns) {
                 int k = stack[head++], x = k % d->w, y = k / d->w;
-                const int nb[4][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}};
-                for (int q = 0; q < 4; q++) {
-                    int xx = x + nb[q][0], yy = y + nb[q][1];
-                    if (xx < 0 || yy < 0 || xx >= d->w || yy >= d->h)
-                        continue;
-                    int j = yy * d->w + xx;
-                    if (!t[j] && !d->mask[j]) {
-                        t[j] = 2;
-                        stack[ns++] = j;
-                    }
-                }
+                ns = cd__push4(x, y, d->w, d->h, d->mask, 0, t, 2, stack, ns);
             }
             if (ns >= minhole)
                 for (int k = 0; k < ns; k++)
@@ -1748,14 +1748,7 @@ static void cd__glyph_of(const cd__patch *p, const int *ids, int nids, int x0, i
             /* pass 0: the outside; pass 1: each enclosed region */
             while (ns > 0) {
                 int k = stack[--ns], u = k % W, v = k / W;
-                const int nb[4][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}};
-                for (int q = 0; q < 4; q++) {
-                    int uu = u + nb[q][0], vv = v + nb[q][1];
-                    if (uu < 0 || vv < 0 || uu >= W || vv >= bh + 2 || seen[vv * W + uu])
-                        continue;
-                    seen[vv * W + uu] = 2;
-                    stack[ns++] = vv * W + uu;
-                }
+                ns = cd__push4(u, v, W, bh + 2, NULL, 0, seen, 2, stack, ns);
             }
             if (pass == 1)
                 break;
@@ -1768,14 +1761,7 @@ static void cd__glyph_of(const cd__patch *p, const int *ids, int nids, int x0, i
                     while (ns > 0) {
                         int k2 = stack[--ns], u = k2 % W, v = k2 / W;
                         size++;
-                        const int nb[4][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}};
-                        for (int q = 0; q < 4; q++) {
-                            int uu = u + nb[q][0], vv = v + nb[q][1];
-                            if (uu < 0 || vv < 0 || uu >= W || vv >= bh + 2 || seen[vv * W + uu])
-                                continue;
-                            seen[vv * W + uu] = 2;
-                            stack[ns++] = vv * W + uu;
-                        }
+                        ns = cd__push4(u, v, W, bh + 2, NULL, 0, seen, 2, stack, ns);
                     }
                     if (size >= 2)
                         g->holes++;
@@ -2549,17 +2535,7 @@ static void cd__hand(const vis_cards *c, cd__det *d, const vis_view *vw, vis_sur
                              fabs(p[2] * inv - 1.0 / 3);
                 nforeign += !(d->ex[k] > d->tb && neu * 765 < 70);
             }
-            const int nb[4][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}};
-            for (int q = 0; q < 4; q++) {
-                int xx = x + nb[q][0], yy = y + nb[q][1];
-                if (xx < 0 || yy < 0 || xx >= w || yy >= h)
-                    continue;
-                int j = yy * w + xx;
-                if (d->mask[j] && !seen[j]) {
-                    seen[j] = 1;
-                    stack[ns++] = j;
-                }
-            }
+            ns = cd__push4(x, y, w, h, d->mask, 1, seen, 1, stack, ns);
         }
         if (!edge)
             continue;

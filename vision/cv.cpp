@@ -1376,11 +1376,12 @@ static void cv__markers_out(const vis_aruco *a, double scale, int x0, int y0,
     *n = static_cast<int>(found.size());
 }
 
-extern "C" int vis_aruco_detect(vis_aruco *a, const vis_image *img,
-                                vis_marker *out, int cap, int *n,
-                                base_err *err)
+// The arguments both detectors take; on success a's last results are
+// cleared for the new search.
+static int cv__check_detect(vis_aruco *a, const vis_image *img,
+                            const vis_marker *out, int cap, const int *n,
+                            const char *fn, base_err *err)
 {
-    const char *fn = "vis_aruco_detect";
     if (!a)
         return base_err_set(err, BASE_EINVAL, "%s: detector is NULL", fn);
     int rc = cv__check_image(img, fn, "img", err);
@@ -1389,10 +1390,21 @@ extern "C" int vis_aruco_detect(vis_aruco *a, const vis_image *img,
     if (!n || cap < 0 || (cap > 0 && !out))
         return base_err_set(err, BASE_EINVAL,
                             "%s: n is NULL, cap < 0 or out is NULL", fn);
+    a->corners.clear();
+    a->rejected.clear();
+    a->ids.clear();
+    return 0;
+}
+
+extern "C" int vis_aruco_detect(vis_aruco *a, const vis_image *img,
+                                vis_marker *out, int cap, int *n,
+                                base_err *err)
+{
+    const char *fn = "vis_aruco_detect";
+    int rc = cv__check_detect(a, img, out, cap, n, fn, err);
+    if (rc)
+        return rc;
     return cv__guard(err, fn, [&] {
-        a->corners.clear();
-        a->rejected.clear();
-        a->ids.clear();
         cv::Mat in = cv__wrap(img);
         if (a->decimate == 1) {
             cv::aruco::detectMarkers(in, a->dict, a->corners, a->ids,
@@ -1444,21 +1456,13 @@ extern "C" int vis_aruco_detect_roi(vis_aruco *a, const vis_image *img,
                                     int *n, base_err *err)
 {
     const char *fn = "vis_aruco_detect_roi";
-    if (!a)
-        return base_err_set(err, BASE_EINVAL, "%s: detector is NULL", fn);
-    int rc = cv__check_image(img, fn, "img", err);
+    int rc = cv__check_detect(a, img, out, cap, n, fn, err);
     if (rc)
         return rc;
-    if (!n || cap < 0 || (cap > 0 && !out))
-        return base_err_set(err, BASE_EINVAL,
-                            "%s: n is NULL, cap < 0 or out is NULL", fn);
     if (!(scale >= 1 && scale <= 8))
         return base_err_set(err, BASE_EINVAL,
                             "%s: scale %g (expected 1..8)", fn, scale);
     return cv__guard(err, fn, [&] {
-        a->corners.clear();
-        a->rejected.clear();
-        a->ids.clear();
         *n = 0;
         cv::Rect r = cv::Rect(x0, y0, w, h) &
                      cv::Rect(0, 0, img->width, img->height);
