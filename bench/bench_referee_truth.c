@@ -29,6 +29,7 @@ typedef struct mv {
 
 typedef struct run {
     sim_stream *s;
+    ref_loop *loop;
     int frame;
     double fps;
     mv truth_legal[MAXM], truth_illegal[MAXM];
@@ -52,40 +53,40 @@ static int cap_read(void *self, vis_image **frame, double *t, base_err *err)
 {
     run *r = self;
     char *tj = NULL;
+    sim_truth tr;
     int rc = sim_stream_next(r->s, frame, &tj, err);
     if (rc != 0)
         return rc;
     *t = r->frame++ / r->fps;
-    cJSON *j = cJSON_Parse(tj), *m = cJSON_GetObjectItem(j, "move");
-    if (cJSON_IsObject(m)) {
-        cJSON *ev = cJSON_GetObjectItem(m, "event");
-        rules_move move;
-        int player = 0;
-        if (rules_event_from_json("qwirkle", ev, &player, &move, NULL) == 0 &&
-            move.type == RULES_MOVE_PLACE) {
-            bool legal = cJSON_IsTrue(cJSON_GetObjectItem(m, "legal"));
-            mv *x = legal ? &r->truth_legal[r->ntl] : &r->truth_illegal[r->nti];
-            if (r->verbose) {
-                char *txt = cJSON_PrintUnformatted(ev);
-                printf("  truth  t=%.1f s player %d %s %s\n", r->frame / r->fps, player,
-                       legal ? "legal" : "ILLEGAL", txt ? txt : "");
-                free(txt);
-            }
-            if ((legal ? r->ntl : r->nti) < MAXM) {
-                mv_from_pieces(x, move.pieces, move.npieces);
-                x->player = player;
-                x->points = cJSON_GetObjectItem(m, "points") ? cJSON_GetObjectItem(m, "points")->valueint : 0;
-                cJSON *rule = cJSON_GetObjectItem(m, "rule");
-                snprintf(x->rule, sizeof x->rule, "%s", cJSON_IsString(rule) ? rule->valuestring : "");
-                if (legal)
-                    r->ntl++;
-                else
-                    r->nti++;
-            }
+    rc = sim_truth_read("qwirkle", tj, &tr, err);
+    free(tj);
+    if (rc != 0) {
+        vis_image_free(*frame);
+        return rc;
+    }
+    if (tr.has_move && tr.move.type != RULES_MOVE_PLACE) {
+        /* a re-roll or a draw: the camera cannot see it, so the player
+         * says it (a key, a button, the web app) as at a real table */
+        if (r->verbose)
+            printf("  truth  t=%.1f s player %d signals move type %d\n", r->frame / r->fps,
+                   tr.player, tr.move.type);
+        ref_loop_post_signal(r->loop, tr.player, &tr.move);
+    } else if (tr.has_move) {
+        mv *x = tr.legal ? &r->truth_legal[r->ntl] : &r->truth_illegal[r->nti];
+        if (r->verbose)
+            printf("  truth  t=%.1f s player %d %s, %d cubes, %d points %s\n", r->frame / r->fps,
+                   tr.player, tr.legal ? "legal" : "ILLEGAL", tr.move.npieces, tr.points, tr.rule);
+        if ((tr.legal ? r->ntl : r->nti) < MAXM) {
+            mv_from_pieces(x, tr.move.pieces, tr.move.npieces);
+            x->player = tr.player;
+            x->points = tr.points;
+            snprintf(x->rule, sizeof x->rule, "%s", tr.rule);
+            if (tr.legal)
+                r->ntl++;
+            else
+                r->nti++;
         }
     }
-    cJSON_Delete(j);
-    free(tj);
     return 0;
 }
 
@@ -171,6 +172,7 @@ int main(int argc, char **argv)
         lc.reader = rd;
         lc.referee = ref;
         ref_loop_new(&lc, &loop, &e);
+        r->loop = loop;
         ref_loop_run(loop, &e);
         /* compare the legal moves, in order */
         ok = r->nsaid == r->ntl;

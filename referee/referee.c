@@ -301,8 +301,15 @@ static int ref__play(ref_referee *r, int player, const rules_move *m, const void
         rules_game_free(next);
         return rc;
     }
-    ref__emit(r, REF_EV_MOVE, seq, player, m, v, NULL, 0, "Player %d: %d point%s.", player + 1,
-              v->points, v->points == 1 ? "" : "s");
+    if (m->type == RULES_MOVE_REROLL || m->type == RULES_MOVE_DRAW || m->type == RULES_MOVE_PASS)
+        /* a signalled turn scores nothing: say what it was */
+        ref__emit(r, REF_EV_MOVE, seq, player, m, v, NULL, 0, "Player %d %s.", player + 1,
+                  m->type == RULES_MOVE_REROLL ? "re-rolls"
+                  : m->type == RULES_MOVE_DRAW ? "draws"
+                                               : "passes");
+    else
+        ref__emit(r, REF_EV_MOVE, seq, player, m, v, NULL, 0, "Player %d: %d point%s.",
+                  player + 1, v->points, v->points == 1 ? "" : "s");
     ref__finish_if_over(r, v, err);
     return 0;
 }

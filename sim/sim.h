@@ -24,6 +24,7 @@
 
 #include "base.h"
 #include "cv.h"
+#include "rules.h"
 
 /* What a stream renders.  Start from sim_options_default() and change what
  * you need; unknown combinations are rejected by sim_stream_new with err
@@ -72,6 +73,19 @@ int sim_stream_next(sim_stream *s, vis_image **image, char **truth_json,
 int sim_stream_frames(const sim_stream *s);
 
 void sim_stream_free(sim_stream *s);
+
+/* A truth line read back: whether the frame is stable and, on the frame
+ * where an event was made, that event (has_move): the player, the move,
+ * legal or not, the points, and the rule an illegal move broke.  err names
+ * what is malformed. */
+typedef struct sim_truth {
+    bool stable, has_move, legal;
+    int player, points;
+    rules_move move;
+    char rule[40]; /* as rules_verdict.rule */
+} sim_truth;
+
+int sim_truth_read(const char *game, const char *truth_json, sim_truth *out, base_err *err);
 
 /* The `sim:` camera: a capture (vision/capture.h) over a stream, from a
  * spec "sim:GAME[:seed=N][:fps=F][:WxH][:moves=M][:illegal=P]".  err names

@@ -107,42 +107,29 @@ static int render(void **state)
     }
     while (c->n < MAXF) {
         char *tj = NULL;
-        cJSON *j, *m;
+        sim_truth tr;
         vis_image *img = NULL;
         int rc = sim_stream_next(s, &img, &tj, &e);
         if (rc == 0)
             rc = vis_image_encode(img, VIS_FORMAT_PNG, 0, &c->f[c->n], &c->len[c->n], &e);
+        if (rc == 0 && (rc = sim_truth_read("qwirkle", tj, &tr, &e)) != 0)
+            fprintf(stderr, "render: %s\n", e.msg);
         vis_image_free(img);
-        if (rc != 0) {
-            free(tj);
+        free(tj);
+        if (rc != 0)
             break;
-        }
-        j = cJSON_Parse(tj);
-        c->stable[c->n] = cJSON_IsTrue(cJSON_GetObjectItem(j, "stable"));
-        m = cJSON_GetObjectItem(j, "move");
-        if (cJSON_IsObject(m) && c->ntruth < MAXM) {
-            rules_move move;
-            int seat = 0;
-            if (rules_event_from_json("qwirkle", cJSON_GetObjectItem(m, "event"), &seat, &move,
-                                      NULL) == 0 &&
-                move.type == RULES_MOVE_PLACE) {
-                cJSON *rule = cJSON_GetObjectItem(m, "rule");
-                bool legal = cJSON_IsTrue(cJSON_GetObjectItem(m, "legal"));
-                /* the first-turn rules need the players' hands, which the
-                 * camera does not read: such a placement looks legal, and
-                 * its taking back is a take-back */
-                if (!legal && cJSON_IsString(rule) &&
-                    strncmp(rule->valuestring, "first-turn", 10) == 0) {
-                    c->unseen++;
-                } else {
-                    c->move_frame[c->ntruth] = c->n;
-                    mv_set(&c->truth[c->ntruth++], seat, &move, legal,
-                           (int)cJSON_GetNumberValue(cJSON_GetObjectItem(m, "points")));
-                }
+        c->stable[c->n] = tr.stable;
+        if (tr.has_move && tr.move.type == RULES_MOVE_PLACE && c->ntruth < MAXM) {
+            /* the first-turn rules need the players' hands, which the
+             * camera does not read: such a placement looks legal, and its
+             * taking back is a take-back */
+            if (!tr.legal && strncmp(tr.rule, "first-turn", 10) == 0) {
+                c->unseen++;
+            } else {
+                c->move_frame[c->ntruth] = c->n;
+                mv_set(&c->truth[c->ntruth++], tr.player, &tr.move, tr.legal, tr.points);
             }
         }
-        cJSON_Delete(j);
-        free(tj);
         c->n++;
     }
     sim_stream_free(s);

@@ -199,16 +199,16 @@ static int replay(const char *game, uint64_t seed, const sim_options *o, int wan
 {
     frames f;
     rules_game *g = NULL;
-    rules_move *m = malloc(sizeof *m);
     rules_piece *board = malloc(100 * sizeof *board);
     int moves = 0, injected = 0, legal = 0, stable = 0, unstable_with_hand = 0, left = 0;
     int prev_n = 0;
     cJSON *header = NULL;
     frames_run(game, seed, o, &f);
-    assert_non_null(m);
     for (int i = 0; i < f.n; i++) {
         cJSON *t = cJSON_Parse(f.truth[i]);
-        const cJSON *mv, *pieces, *placement, *it;
+        const cJSON *pieces, *placement, *it;
+        sim_truth tr;
+        base_err err;
         cube truth_legal[100], engine[100];
         int nt = 0, ne, nill = 0;
         assert_non_null(t);
@@ -225,17 +225,17 @@ static int replay(const char *game, uint64_t seed, const sim_options *o, int wan
             assert_int_equal(rules_game_new(game, header, NULL, &g), 0);
             cJSON_Delete(header);
         }
-        if ((mv = cJSON_GetObjectItemCaseSensitive(t, "move")) != NULL) {
-            int player;
+        assert_int_equal(sim_truth_read(game, f.truth[i], &tr, &err), 0);
+        assert_int_equal(tr.stable, cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(t, "stable")));
+        assert_int_equal(tr.has_move, cJSON_GetObjectItemCaseSensitive(t, "move") != NULL);
+        if (tr.has_move) {
             rules_verdict v;
-            base_err err;
-            const cJSON *lg = cJSON_GetObjectItemCaseSensitive(mv, "legal");
-            const cJSON *inj = cJSON_GetObjectItemCaseSensitive(mv, "injected");
-            assert_int_equal(rules_event_from_json(game, cJSON_GetObjectItemCaseSensitive(mv, "event"),
-                                                   &player, m, &err),
-                             0);
-            assert_int_equal(rules_apply(g, player, m, &v), 0);
-            assert_int_equal(v.legal, cJSON_IsTrue(lg));
+            const cJSON *inj = cJSON_GetObjectItemCaseSensitive(
+                cJSON_GetObjectItemCaseSensitive(t, "move"), "injected");
+            assert_int_equal(rules_apply(g, tr.player, &tr.move, &v), 0);
+            assert_int_equal(v.legal, tr.legal);
+            assert_int_equal(v.legal ? v.points : 0, tr.points);
+            assert_string_equal(v.legal ? "" : v.rule, tr.rule);
             /* illegal exactly when injected */
             assert_int_equal(!v.legal, cJSON_IsTrue(inj));
             moves++;
@@ -283,7 +283,6 @@ static int replay(const char *game, uint64_t seed, const sim_options *o, int wan
     assert_true(unstable_with_hand >= 3);
     rules_game_free(g);
     frames_free(&f);
-    free(m);
     free(board);
     return left;
 }
@@ -520,6 +519,26 @@ static void test_cards_project_where_the_truth_says(void **state)
 
 /* ---- options, end of stream, the command ---- */
 
+/* A truth line that is not one is an error that says so, and a frame
+ * without an event has none. */
+static void test_truth_read_rejects_bad_lines(void **state)
+{
+    sim_truth tr;
+    base_err err;
+    (void)state;
+    assert_int_equal(sim_truth_read("qwirkle", "{\"frame\":3", &tr, &err), BASE_EPARSE);
+    assert_non_null(strstr(err.msg, "truth line"));
+    assert_int_equal(sim_truth_read("qwirkle", "{\"frame\":3,\"stable\":true}", &tr, &err), 0);
+    assert_true(tr.stable);
+    assert_false(tr.has_move);
+    assert_int_not_equal(
+        sim_truth_read("qwirkle",
+                       "{\"move\":{\"event\":{\"player\":0,\"move\":{\"type\":\"fly\"}}}}",
+                       &tr, &err),
+        0);
+    assert_false(tr.has_move);
+}
+
 static void test_bad_options_are_named(void **state)
 {
     sim_options o;
@@ -647,6 +666,7 @@ static void test_command_writes_frames_and_truth(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_truth_read_rejects_bad_lines),
         cmocka_unit_test(test_bad_options_are_named),
         cmocka_unit_test(test_stream_ends),
         cmocka_unit_test(test_same_seed_same_bytes),
