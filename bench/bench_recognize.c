@@ -10,8 +10,10 @@
  * --dump writes every missed frame and its rectified view as PNG; --cache
  * keeps the frames the bench uses in DIR (rendered on the first run, read
  * back on the next ones, which then skip the simulator: delete DIR after
- * the simulator changes); --seed starts at another sim seed (a second
- * sample, to check that a change is not tuned to the first); -v names
+ * the simulator changes; a cache read back starts at its own first seed,
+ * and a --seed that differs is refused); --seed starts at another sim
+ * seed (a second sample, to check that a change is not tuned to the
+ * first); -v names
  * every missed frame and what was wrong in it. */
 #define _XOPEN_SOURCE 700
 #include <stdio.h>
@@ -146,7 +148,7 @@ int main(int argc, char **argv)
     int want = 300, width = 1280, height = 960, frames = 0, exact = 0, hands = 0, hand_ok = 0;
     int hand_frames = 0, errors = 0;
     unsigned long long seed0 = SEED0;
-    bool clean = false, verbose = false, cache_write = false;
+    bool clean = false, verbose = false, cache_write = false, seed_given = false;
     const char *dump = NULL, *cache = NULL;
     FILE *idx = NULL;
     double ms = 0;
@@ -166,7 +168,10 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--cache") == 0 && i + 1 < argc)
             cache = argv[++i];
         else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc)
+        {
             seed0 = strtoull(argv[++i], NULL, 10);
+            seed_given = true;
+        }
         else if (strcmp(argv[i], "-v") == 0)
             verbose = true;
         else if (i + 1 < argc && atoi(argv[i]) > 0 && atoi(argv[i + 1]) > 0) {
@@ -187,6 +192,26 @@ int main(int argc, char **argv)
         if (cache_write && !(idx = fopen(path, "w"))) {
             fprintf(stderr, "bench_recognize: cannot write %s\n", path);
             return 1;
+        }
+        if (!cache_write) {
+            /* The cache holds the frames of the seeds it was made from: a
+             * run starting at another seed would look for frames it never
+             * finds, seed after seed, for ever (this was the "hang" of
+             * --seed with --cache).  Without --seed the cache's own first
+             * seed is used. */
+            char line[64];
+            unsigned long long first;
+            if (!fgets(line, sizeof line, idx) || sscanf(line, "%llu", &first) != 1) {
+                fprintf(stderr, "bench_recognize: %s is empty or not a frame index\n", path);
+                return 1;
+            }
+            rewind(idx);
+            if (seed_given && first != seed0) {
+                fprintf(stderr, "bench_recognize: %s starts at seed %llu, not %llu (--seed)\n",
+                        path, first, seed0);
+                return 2;
+            }
+            seed0 = first;
         }
     }
     for (uint64_t seed = seed0; frames < want; seed++) {

@@ -3,7 +3,8 @@
  * cards, a face-down card, a duplicate, two deck designs, the four suits
  * by shape with their runner-up readings, touching cards on a pale mat
  * beside glare, white cards with black pips on a black mat, a pair side
- * by side on a pale mat, a rotated board, bad input) and on simulated camera frames
+ * by side on a pale mat, a rotated board, a speckled granite table, bad
+ * input) and on simulated camera frames
  * with fixed seeds. */
 #define _XOPEN_SOURCE 700
 #include <setjmp.h>
@@ -657,6 +658,43 @@ static void test_sim_frame(void **state)
         sim_frame(sim_seeds[i]);
 }
 
+/* A granite-like table: black with light speckles, which the silhouette's
+ * closing runs together into card-sized patches.  They have neither a
+ * face nor a back of their own colour, so no face-down card is reported
+ * there; the face-up card and a real (red) back beside it still are. */
+static void test_speckled_table(void **state)
+{
+    (void)state;
+    vis_image *img = new_view();
+    unsigned int rs = 12345;
+    vis_image_fill(img, vis_rgb(22, 22, 24), NULL);
+    /* sparse speckles all over, a denser patch on the cell above the cards */
+    for (int k = 0; k < 3250; k++) {
+        bool dense = k >= 3000; /* the last 250 */
+        rs = rs * 1103515245u + 12345u;
+        double x = dense ? 170 + (rs >> 8) % 600 / 10.0 : X0 + (rs >> 8) % 3000 / 10.0;
+        rs = rs * 1103515245u + 12345u;
+        double y = dense ? 90 + (rs >> 8) % 840 / 10.0 : Y0 + (rs >> 8) % 3000 / 10.0;
+        double r = 0.5 + (rs >> 20) % 8 / 10.0;
+        vis_draw_circle(img, to_px(x, y), r * PPM, vis_rgb(225, 225, 220), VIS_FILLED, VIS_DRAW_AA,
+                        NULL);
+    }
+    draw_card(img, &plain, 200, 220, 0, 4, vis_rgb(0, 0, 0));
+    draw_card(img, &plain, 263, 220, 0, 0, vis_rgb(150, 20, 30));
+    vis_cards_reading *r = read_view(img);
+    const vis_card *up = card_near(r, 200, 220, 4), *down = card_near(r, 263, 220, 4);
+    assert_non_null(up);
+    assert_non_null(down);
+    assert_int_equal(up->rank, 4);
+    assert_true(down->face_down);
+    for (int i = 0; i < r->ncards; i++)
+        if (&r->cards[i] != up && &r->cards[i] != down)
+            fail_msg("a card reported at %.0f, %.0f mm (face down: %d) on the bare table",
+                     r->cards[i].x_mm, r->cards[i].y_mm, r->cards[i].face_down);
+    free(r);
+    vis_image_free(img);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -667,6 +705,7 @@ int main(void)
         cmocka_unit_test(test_suit_shapes),   cmocka_unit_test(test_pale_mat_glare),
         cmocka_unit_test(test_hand),          cmocka_unit_test(test_sim_frame),
         cmocka_unit_test(test_black_mat),     cmocka_unit_test(test_pair_which_way),
+        cmocka_unit_test(test_speckled_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -34,7 +34,9 @@
  *    blobs; the outermost 1.5 mm and long thin lines (a frame round the
  *    face or the court picture, the card's edge) are not print, lest they
  *    join the index glyphs.
- *    - Face down: no paper-like face, or no ink at all.
+ *    - Face down: no paper-like face, or no ink at all; and a back of
+ *      its own (most of the cell of another hue than the mat, or darker),
+ *      else the cell is the table and is not reported.
  *    - Court: the centre is mostly ink, or one big blob with more around it;
  *      J Q K from the index letter: coarse stroke layouts (generic letter
  *      skeletons written below, not pictures of any deck) plus features
@@ -67,6 +69,9 @@
 #define CD__SPPM 1.0   /* the detection view, px/mm */
 #define CD__PPM 3.0    /* card patches, px/mm */
 #define CD__MAXBLOB 512
+/* the least share of a face-down card's cell that is its back (see
+ * vis_cards_read) */
+#define CD__FD_COVER 0.5
 #define CD__BLOCK 40.0 /* mm: blocks for the mat colour */
 /* the weight of a symbol's skewness in the spade/club vote (of the
  * widest row's: 1; see cd__shape_vote) */
@@ -277,10 +282,11 @@ static int cd__det_make(const vis_image *top, const vis_view *vw, cd__det *d, ba
 }
 
 /* The mode of a 16-level-per-channel histogram of the pixels of rect
- * (x0..x1, y0..y1) on the mat, refined to the mean of the pixels near it;
- * false when too few pixels. */
-static bool cd__mode(const cd__det *d, int x0, int y0, int x1, int y1, const double *near,
-                     double out[3], int *count)
+ * (x0..x1, y0..y1) on the mat (every step-th each way: a bin of the mode
+ * needs no more), refined to the mean of all the pixels near it; false
+ * when too few pixels. */
+static bool cd__mode(const cd__det *d, int x0, int y0, int x1, int y1, int step,
+                     const double *near, double out[3], int *count)
 {
     static const int L = 16;
     int *hist = calloc((size_t)L * L * L, sizeof *hist), best = -1, n = 0;
@@ -288,8 +294,8 @@ static bool cd__mode(const cd__det *d, int x0, int y0, int x1, int y1, const dou
     int m = 0;
     if (!hist)
         return false;
-    for (int y = y0; y < y1; y++)
-        for (int x = x0; x < x1; x++) {
+    for (int y = y0; y < y1; y += step)
+        for (int x = x0; x < x1; x += step) {
             const unsigned char *p = d->rgb + ((size_t)y * d->w + x) * 3;
             if (!d->onmat[y * d->w + x])
                 continue;
@@ -302,7 +308,7 @@ static bool cd__mode(const cd__det *d, int x0, int y0, int x1, int y1, const dou
         if (best < 0 || hist[i] > hist[best])
             best = i;
     free(hist);
-    if (n < 20 || best < 0)
+    if (n * step * step < 20 || best < 0)
         return false;
     /* (the bin's centre is whole: integer distances, as exact) */
     int c[3] = {(best / (L * L)) * 16 + 8, ((best / L) % L) * 16 + 8, (best % L) * 16 + 8};
@@ -361,15 +367,16 @@ static bool cd__mat_fit(const cd__det *d, const vis_view *vw, cd__mat *mt)
 {
     double glob[3];
     int w = d->w, h = d->h;
-    if (!cd__mode(d, 0, 0, w, h, NULL, glob, NULL))
+    if (!cd__mode(d, 0, 0, w, h, 2, NULL, glob, NULL))
         return false;
     double c0 = glob[0] + glob[1] + glob[2], coef[6] = {c0, 0, 0, 0, 0, 0}, band = 60;
     double mad = 8, cdev[64], cmad = 0;
     /* the samples (every second pixel each way, of the mat's hue: a card
      * of the mat's brightness but another colour is not mat) are gathered
      * once; the three fits go over them */
+    const int ss = 2;
     int ns = 0;
-    size_t cap = (size_t)((w + 1) / 2) * ((h + 1) / 2);
+    size_t cap = (size_t)((w + ss - 1) / ss) * ((h + ss - 1) / ss);
     double *sx = malloc(sizeof *sx * cap * 3);
     int *sidx = malloc(sizeof *sidx * cap);
     if (!sx || !sidx) {
@@ -377,9 +384,9 @@ static bool cd__mat_fit(const cd__det *d, const vis_view *vw, cd__mat *mt)
         free(sidx);
         return false;
     }
-    for (int y = 0; y < h; y += 2) {
+    for (int y = 0; y < h; y += ss) {
         double Y = (d->y0 + (y + 0.5) / d->ppm) / vw->mat_h - 0.5;
-        for (int x = 0; x < w; x += 2) {
+        for (int x = 0; x < w; x += ss) {
             if (!d->onmat[y * w + x])
                 continue;
             const unsigned char *p = d->rgb + ((size_t)y * w + x) * 3;
@@ -1047,6 +1054,13 @@ static void cd__grid_fit(vis_cards *c, const cd__det *d, cd__grid *g)
      * faint seam counts per row as much as an outer edge. */
     {
         const double cap = 90;
+        /* the ridge's neighbours two pixels either side along u and v:
+         * whole-pixel offsets, the same for every pixel */
+        const double st = 2;
+        const int oxa = (int)lround(st * ca), oya = (int)lround(st * sa);
+        const int oxb = (int)lround(-st * ca), oyb = (int)lround(-st * sa);
+        const int oxc = (int)lround(-st * sa), oyc = (int)lround(st * ca);
+        const int oxd = (int)lround(st * sa), oyd = (int)lround(-st * ca);
         for (int y = 1; y < d->h - 1; y++)
             for (int x = 1; x < d->w - 1; x++) {
                 const unsigned char *m = d->mask + y * d->w + x;
@@ -1058,11 +1072,8 @@ static void cd__grid_fit(vis_cards *c, const cd__det *d, cd__grid *g)
                 double ru = 0, rv = 0;
                 if (m[0]) {
                     /* brightness two pixels either side along u, and v */
-                    const double st = 2;
-                    int xa = (int)lround(x + st * ca), ya = (int)lround(y + st * sa);
-                    int xb = (int)lround(x - st * ca), yb = (int)lround(y - st * sa);
-                    int xc = (int)lround(x - st * sa), yc = (int)lround(y + st * ca);
-                    int xd = (int)lround(x + st * sa), yd = (int)lround(y - st * ca);
+                    int xa = x + oxa, ya = y + oya, xb = x + oxb, yb = y + oyb;
+                    int xc = x + oxc, yc = y + oyc, xd = x + oxd, yd = y + oyd;
                     if (xa >= 0 && xb >= 0 && xc >= 0 && xd >= 0 && ya >= 0 && yb >= 0 &&
                         yc >= 0 && yd >= 0 && xa < d->w && xb < d->w && xc < d->w &&
                         xd < d->w && ya < d->h && yb < d->h && yc < d->h && yd < d->h &&
@@ -2387,8 +2398,8 @@ int vis_cards_read(vis_cards *c, const vis_image *top, const vis_view *vw, vis_c
             if (fu > inset && fu < g.pu - inset && fv > inset && fv < g.pv - inset) {
                 a[0] += 1;
                 a[1] += d.mask[y * d.w + x];
-                /* before the morphology: card-bright, or ink */
-                a[5] += d.ink[y * d.w + x] || (d.ex && d.ex[y * d.w + x] > d.tb);
+                /* of another hue than the mat, or darker: a back */
+                a[5] += d.ink[y * d.w + x];
             }
             if (d.mask[y * d.w + x] && fu > 1 && fu < g.pu - 1 && fv > 1 && fv < g.pv - 1) {
                 a[2] += fu;
@@ -2428,11 +2439,12 @@ int vis_cards_read(vis_cards *c, const vis_image *top, const vis_view *vw, vis_c
             if (rc == 0) {
                 double du, dv;
                 cd__read_card(&p, &cr);
-                /* (a sure reading of a card a little off is kept: a second
-                 * read costs as much as the first) */
+                /* (a reading of conf 0.5 or more of a card at most 2 mm off
+                 * is kept: a second read costs as much as the first, and on
+                 * both frame sets the re-read changed none of those) */
                 float c1 = cr.rank_conf < cr.suit_conf ? cr.rank_conf : cr.suit_conf;
                 if (cd__print_centre(&p, &cr, &du, &dv) && hypot(du, dv) > 0.8 &&
-                    (hypot(du, dv) > 2 || c1 < 0.8f)) {
+                    (hypot(du, dv) > 2 || c1 < 0.5f)) {
                     /* cut again round the print's centre and read that,
                      * unless it reads nothing where the first cut read
                      * a card (the print's centre was a wrong guess) */
@@ -2451,6 +2463,16 @@ int vis_cards_read(vis_cards *c, const vis_image *top, const vis_view *vw, vis_c
                         ty = ty1;
                     }
                 }
+            }
+            /* A face-down card shows its back: of another hue than the
+             * mat (or darker) over most of the cell, at a pixel a
+             * millimetre.  A cell the silhouette filled with no face and
+             * no such back is the table itself (the light speckles of a
+             * granite table run together by the closing, a pale patch):
+             * it is not reported. */
+            if (rc == 0 && cr.face_down && a[5] < CD__FD_COVER * a[0]) {
+                cd__patch_free(&p);
+                continue;
             }
             if (rc == 0) {
                 vis_card *o = &out->cards[out->ncards++];

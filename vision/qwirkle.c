@@ -3,7 +3,9 @@
  * A cube's top face is a dark square with one coloured symbol at its
  * centre, so the symbols are what is looked for: saturated blobs with dark
  * body around them.  That holds on any table, even a black one where the
- * body itself cannot be told from the cloth.  From the blobs:
+ * body itself cannot be told from the cloth (a blob of the table's own
+ * colour under the same or less light is the table seen between cubes, not
+ * a symbol).  From the blobs:
  * - the grid: its rotation from the directions between neighbouring
  *   symbols (a circular mean of 4x the angle), its phase from where they
  *   fall modulo the pitch, then a least-squares refit of pitch and phase;
@@ -18,7 +20,8 @@
  *   white balance, against the profile;
  * - shape: normalised correlation of the luma around the symbol (a
  *   camera resolves brightness finer than colour) with each of the six
- *   symbols drawn at this scale and blurred as the camera blurs, over a
+ *   symbols drawn at this scale and blurred as the camera blurs (longer
+ *   along a tilted camera's viewing direction), over a
  *   few small rotations (cubes are never quite straight).  Correlation
  *   ignores gain and offset, so light and shadow do not matter; under a
  *   soft camera the light of the table beyond the face, blurred into the
@@ -85,6 +88,13 @@ struct vis_qwirkle {
     qw__blob *blobs;
     /* symbol templates, QW__NSIG blurs x 6 shapes */
     float *tmpl;
+    /* the same blurred more along one direction (a tilted camera's
+     * foreshortening, see qw__aniso), made for the last (ratio, direction)
+     * asked for; cur: the set this reading uses, with its stretch */
+    float *atmpl;
+    int akey;
+    const float *cur;
+    double aratio, adir;
     qw__patch *patch, *patch2; /* the second: scratch */
     double phi[QW__NPHI]; /* the normal distribution function on [-4, 4] */
 };
@@ -226,6 +236,81 @@ static int qw__templates(vis_qwirkle *q)
     return 0;
 }
 
+/* A tilted camera blurs the table anisotropically: its blur is round in
+ * the image, and the image squashes the table along the camera's viewing
+ * direction by cos(theta) (theta: the ray's angle from the vertical), so
+ * in table millimetres the blur is 1 / cos(theta) longer along that
+ * direction than across it.  Makes q->cur the templates blurred so: each
+ * of q->tmpl (round blur sigma, across) blurred again along the direction
+ * dir (radians, in the templates' axes) by sigma sqrt(ratio^2 - 1).  The
+ * set is kept for the next reading of the same camera (ratio in steps of
+ * 0.05, the direction, a line, in steps of 7.5 degrees). */
+static int qw__aniso(vis_qwirkle *q, double ratio, double dir)
+{
+    const int side = QW__TSIDE, ss = QW__TSIDE * QW__TSIDE;
+    const double step = 7.5 * QW__PI / 180;
+    int ri = (int)floor((ratio - 1) / 0.05 + 0.5), di;
+    double d = dir - QW__PI * floor(dir / QW__PI);
+    di = (int)floor(d / step + 0.5) % 24;
+    if (ri <= 0) {
+        q->cur = q->tmpl;
+        q->aratio = 1;
+        q->adir = 0;
+        return 0;
+    }
+    ri = ri > 12 ? 12 : ri;
+    q->aratio = 1 + 0.05 * ri;
+    q->adir = di * step;
+    if (q->atmpl && q->akey == ri * 32 + di) {
+        q->cur = q->atmpl;
+        return 0;
+    }
+    if (!q->atmpl && !(q->atmpl = malloc(sizeof *q->atmpl * QW__NSIG * 6 * ss)))
+        return BASE_ENOMEM;
+    {
+        const double cd = cos(q->adir), sd = sin(q->adir);
+        for (int k = 0; k < QW__NSIG; k++) {
+            const float *src = q->tmpl + (size_t)k * 6 * ss;
+            float *dst = q->atmpl + (size_t)k * 6 * ss, g[193];
+            /* taps half the round blur apart: finer adds nothing to a
+             * template already that smooth */
+            double se = qw__sigmas[k] * sqrt(q->aratio * q->aratio - 1) * QW__TRES, gs = 0;
+            double hs = fmax(1.0, 0.5 * qw__sigmas[k] * QW__TRES);
+            int r = (int)ceil(3 * se / hs);
+            r = r < 1 ? 1 : r > 96 ? 96 : r;
+            for (int i = -r; i <= r; i++)
+                gs += g[i + r] = (float)exp(-0.5 * (i * hs) * (i * hs) / (se * se));
+            for (int i = 0; i <= 2 * r; i++)
+                g[i] = (float)(g[i] / gs);
+            for (int y = 0; y < side; y++)
+                for (int x = 0; x < side; x++) {
+                    float acc[6] = {0};
+                    for (int i = -r; i <= r; i++) {
+                        double u = x + i * hs * cd, v = y + i * hs * sd;
+                        int iu = (int)floor(u), iv = (int)floor(v);
+                        float fu, fv;
+                        const float *p0, *p1;
+                        if (iu < 0 || iv < 0 || iu >= side - 1 || iv >= side - 1)
+                            continue; /* the templates are 0 out there */
+                        fu = (float)(u - iu);
+                        fv = (float)(v - iv);
+                        p0 = src + 6 * ((size_t)iv * side + iu);
+                        p1 = p0 + 6 * side;
+                        for (int s2 = 0; s2 < 6; s2++)
+                            acc[s2] += g[i + r] *
+                                       ((1 - fu) * (1 - fv) * p0[s2] + fu * (1 - fv) * p0[6 + s2] +
+                                        (1 - fu) * fv * p1[s2] + fu * fv * p1[6 + s2]);
+                    }
+                    for (int s2 = 0; s2 < 6; s2++)
+                        dst[6 * ((size_t)y * side + x) + s2] = acc[s2];
+                }
+        }
+    }
+    q->akey = ri * 32 + di;
+    q->cur = q->atmpl;
+    return 0;
+}
+
 /* ---- life cycle ---- */
 
 int vis_qwirkle_new(double cube_mm, const vis_qwirkle_profile *profile, vis_qwirkle **out,
@@ -271,6 +356,7 @@ void vis_qwirkle_free(vis_qwirkle *q)
     qw__release(q);
     free(q->blobs);
     free(q->tmpl);
+    free(q->atmpl);
     free(q->patch);
     free(q->patch2);
     free(q);
@@ -941,7 +1027,7 @@ static void qw__ncc6(const qw__patch *p, const float *t, double a, double du, do
 static void qw__match(const vis_qwirkle *q, const qw__patch *p, int k, double angle, bool shifts,
                       double best[6])
 {
-    const float *t = q->tmpl + (size_t)k * 6 * QW__TSIDE * QW__TSIDE;
+    const float *t = q->cur + (size_t)k * 6 * QW__TSIDE * QW__TSIDE;
     double ba[6], c[6];
     for (int s = 0; s < 6; s++) {
         best[s] = -2;
@@ -1045,13 +1131,13 @@ static double qw__phi(const vis_qwirkle *q, double z)
  * line of light on each boundary (the gap between two cubes) was tried
  * as four more terms: on the bench they fitted the noise more than the
  * gaps (-1.5 points of exact boards). */
-static void qw__beyond(const vis_qwirkle *q, double x, double y, double half, double sig,
-                       double f[4])
+static void qw__beyond(const vis_qwirkle *q, double x, double y, double half, double sgx,
+                       double sgy, double f[4])
 {
-    f[0] = qw__phi(q, (x - half) / sig);
-    f[1] = qw__phi(q, (-x - half) / sig);
-    f[2] = qw__phi(q, (y - half) / sig);
-    f[3] = qw__phi(q, (-y - half) / sig);
+    f[0] = qw__phi(q, (x - half) / sgx);
+    f[1] = qw__phi(q, (-x - half) / sgx);
+    f[2] = qw__phi(q, (y - half) / sgy);
+    f[3] = qw__phi(q, (-y - half) / sgy);
 }
 
 /* Removes from the patch what lies beyond the cube's top face and is
@@ -1070,9 +1156,13 @@ static bool qw__clean(const vis_qwirkle *q, qw__patch *p, int k, int shape, qw__
 {
     enum { NC = 6 };
     const int side = QW__TSIDE;
-    const float *t = q->tmpl + (size_t)k * 6 * QW__TSIDE * QW__TSIDE;
+    const float *t = q->cur + (size_t)k * 6 * QW__TSIDE * QW__TSIDE;
     const double ca = cos(pose.a), sa = sin(pose.a), c = QW__THALF * QW__TRES - 0.5;
     const double half = 0.4875 * q->cube_mm, sig = qw__sigmas[k];
+    /* the blur across each pair of sides: stretched along the camera's
+     * direction (q->adir, face axes) by q->aratio */
+    const double st2 = q->aratio * q->aratio - 1, cd = cos(q->adir), sd = sin(q->adir);
+    const double sgx = sig * sqrt(1 + st2 * cd * cd), sgy = sig * sqrt(1 + st2 * sd * sd);
     double a[NC * NC] = {0}, b[NC] = {0}, f[NC], emax[4] = {0};
     bool out[NC] = {false};
     if (p->n < 24 || shape < 0)
@@ -1088,7 +1178,7 @@ static bool qw__clean(const vis_qwirkle *q, qw__patch *p, int k, int shape, qw__
             tv = (1 - fu) * (1 - fv) * r0[shape] + fu * (1 - fv) * r0[6 + shape] +
                  (1 - fu) * fv * r1[shape] + fu * fv * r1[6 + shape];
         }
-        qw__beyond(q, x, y, half, sig, f + 2);
+        qw__beyond(q, x, y, half, sgx, sgy, f + 2);
         f[0] = 1;
         f[1] = tv;
         for (int r = 0; r < 4; r++)
@@ -1150,7 +1240,7 @@ static bool qw__clean(const vis_qwirkle *q, qw__patch *p, int k, int shape, qw__
     for (int i = 0; i < p->n; i++) {
         double ox = p->u[i] - pose.du, oy = p->v[i] - pose.dv;
         double x = ox * ca + oy * sa, y = -ox * sa + oy * ca, e = 0;
-        qw__beyond(q, x, y, half, sig, f + 2);
+        qw__beyond(q, x, y, half, sgx, sgy, f + 2);
         for (int r = 2; r < NC; r++)
             e += b[r] * f[r];
         p->val[i] = (float)(p->val[i] - e);
@@ -1283,6 +1373,87 @@ static double qw__body_contrast(const vis_qwirkle *q, const vis_view *vw, int w,
 }
 
 
+/* The 10th, 50th and 90th percentile bins (out[0..2]) of a histogram of
+ * nbin bins holding n samples. */
+static void qw__deciles(const int *hist, int nbin, long n, int out[3])
+{
+    long acc = 0;
+    out[0] = out[1] = out[2] = -1;
+    for (int v = 0; v < nbin; v++) {
+        acc += hist[v];
+        if (out[0] < 0 && acc >= n / 10)
+            out[0] = v;
+        if (out[1] < 0 && acc >= n / 2)
+            out[1] = v;
+        if (out[2] < 0 && acc >= n - n / 10)
+            out[2] = v;
+    }
+}
+
+/* The table's colour (white-balanced B, G, R) and its spread: per channel,
+ * the median and half the 10-90 % range of the pixels in the view's edge
+ * band (a roi view keeps two cubes of table around the board) that are
+ * neither out of the play area nor body.  False when too few. */
+static bool qw__table_colour(const vis_qwirkle *q, const vis_view *vw, int w, int h, double med[3],
+                             double spread[3])
+{
+    const int band = (int)(0.9 * q->cube_mm * vw->px_per_mm);
+    static const int nbin = 256;
+    int hist[3][256];
+    long n = 0;
+    memset(hist, 0, sizeof hist);
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            size_t i = (size_t)y * w + x;
+            if (q->cls[i] == QW__OUT || (q->cls[i] & QW__DARK) ||
+                !(x < band || y < band || x >= w - band || y >= h - band))
+                continue;
+            for (int c = 0; c < 3; c++) {
+                float v = q->rgb[3 * i + c];
+                hist[c][v >= nbin - 1 ? nbin - 1 : (int)v]++;
+            }
+            n++;
+        }
+    if (n < 50)
+        return false;
+    for (int c = 0; c < 3; c++) {
+        int d[3];
+        qw__deciles(hist[c], nbin, n, d);
+        med[c] = d[1] + 0.5;
+        spread[c] = 0.5 * (d[2] - d[0]);
+    }
+    return true;
+}
+
+/* Whether blob b's colour is the table's (med, with spread) under the same
+ * or less light: a * med with 0.1 <= a <= 1.05, within a few levels.  On
+ * a saturated table (blue or green felt) the table seen between cubes, or
+ * in a cube's shade beside them, is a saturated patch with dark body
+ * around it, like a symbol.  A symbol of another hue is off the table's
+ * colour line, and one of the table's hue is printed brighter than the
+ * felt; but a thin one (a star4) blurred by a soft camera can look as dim
+ * as the felt in shade, and is then lost (sim seed 700010, green on green
+ * felt, 2 of 10 frames). */
+static bool qw__table_shade(const qw__blob *b, const double med[3], const double spread[3])
+{
+    const double p[3] = {b->sb / b->sw, b->sg / b->sw, b->sr / b->sw};
+    double pm = 0, mm = 0, res = 0, a, tol;
+    for (int c = 0; c < 3; c++) {
+        pm += p[c] * med[c];
+        mm += med[c] * med[c];
+    }
+    if (mm < 1)
+        return false;
+    a = pm / mm;
+    if (a < 0.1 || a > 1.05)
+        return false;
+    for (int c = 0; c < 3; c++)
+        res += (p[c] - a * med[c]) * (p[c] - a * med[c]);
+    tol = 3 + 0.06 * (p[0] + p[1] + p[2]) / 3 + 0.5 * a * (spread[0] + spread[1] + spread[2]) / 3;
+    return sqrt(res / 3) < tol;
+}
+
+
 int vis_qwirkle_read(vis_qwirkle *q, const vis_image *top, const vis_view *vw, vis_reading *out,
                      base_err *err)
 {
@@ -1291,7 +1462,8 @@ int vis_qwirkle_read(vis_qwirkle *q, const vis_image *top, const vis_view *vw, v
     const double cube = q ? q->cube_mm : 0;
     double angle = 0, pitch = cube, phu = 0, phv = 0, ca, sa, x0, y0;
     int dark, nb, rc, sig = 2, body_lim;
-    double body_w;
+    double body_w, table_bgr[3] = {0}, table_spread[3] = {0};
+    bool has_table;
     long nplay;
     qw__blob *bl;
     qw__patch *patch = q ? q->patch : NULL;
@@ -1308,15 +1480,45 @@ int vis_qwirkle_read(vis_qwirkle *q, const vis_image *top, const vis_view *vw, v
         return base_err_set(err, BASE_ERANGE, "the view shows none of the play area");
     if ((rc = qw__templates(q)) != 0)
         return base_err_set(err, rc, "out of memory");
+    q->cur = q->tmpl;
+    q->aratio = 1;
+    q->adir = 0;
     nb = qw__blobs(q, vw, w, h, &dark, 0.45f);
     bl = q->blobs;
     body_w = qw__body_contrast(q, vw, w, h, bl, nb, &body_lim);
+    has_table = qw__table_colour(q, vw, w, h, table_bgr, table_spread);
+    if (has_table) {
+        /* The table seen between cubes, or in their shade, is no symbol.
+         * Only on an even table (felt, paper, plain): on wood the grain
+         * moves the colour along a line of its own, and a brown table
+         * under less light is the colour of a dim orange symbol (sim seed
+         * 900001: a blurred orange star4 was dropped). */
+        double lvl = (table_bgr[0] + table_bgr[1] + table_bgr[2]) / 3,
+               spr = (table_spread[0] + table_spread[1] + table_spread[2]) / 3;
+        int k = 0;
+        for (int i = 0; i < nb; i++)
+            if (spr > 0.05 * lvl + 2 || !qw__table_shade(&bl[i], table_bgr, table_spread))
+                bl[k++] = bl[i];
+        nb = k;
+    }
     if (nb == 0) {
         out->grid_angle_deg = q->have_angle ? q->last_angle * 180 / QW__PI : 0;
         return 0;
     }
     qw__grid(q, bl, nb, &angle, &pitch, &phu, &phv);
     out->grid_angle_deg = angle * 180 / QW__PI;
+    if (vw->has_cam && vw->cam_mm[2] > cube + 1) {
+        /* the camera's foreshortening at the board's middle (see qw__aniso) */
+        double mx = 0, my = 0, hz = vw->cam_mm[2] - cube, rho;
+        for (int i = 0; i < nb; i++) {
+            mx += bl[i].x / nb;
+            my += bl[i].y / nb;
+        }
+        rho = hypot(mx - vw->cam_mm[0], my - vw->cam_mm[1]);
+        if ((rc = qw__aniso(q, hypot(rho, hz) / hz,
+                            atan2(my - vw->cam_mm[1], mx - vw->cam_mm[0]) - angle)) != 0)
+            return base_err_set(err, rc, "out of memory");
+    }
     out->pitch_mm = pitch;
     out->phase_x_mm = phu;
     out->phase_y_mm = phv;
@@ -1337,6 +1539,58 @@ int vis_qwirkle_read(vis_qwirkle *q, const vis_image *top, const vis_view *vw, v
             if (j != i && bl[j].cand && bl[j].ku == bl[i].ku && bl[j].kv == bl[i].kv &&
                 (bl[j].res < bl[i].res || (bl[j].res == bl[i].res && j < i)))
                 bl[i].cand = false;
+    /* A board laid by hand drifts off any one lattice: over several cells
+     * the cubes' small misplacements (and a lens's distortion) add up to
+     * more than the 6 mm the global grid allows (sim seed 900002, tilted
+     * 40 degrees: two cubes at the board's far end dropped on 4 of 10
+     * frames).  A blob off the grid but a whole step from a cube already
+     * placed, within 0.2 cube of it, takes the cell that step leads to, if
+     * it is free (repeated, so a drifting row is followed). */
+    for (int pass = 0; pass < 3; pass++) {
+        bool any = false;
+        for (int i = 0; i < nb; i++) {
+            int best = -1, su = 0, sv = 0;
+            double bres = 0.2 * cube;
+            if (bl[i].cand || bl[i].res >= 0.5 * cube)
+                continue;
+            for (int j = 0; j < nb; j++) {
+                double du, dv, r;
+                int ku, kv;
+                if (j == i || !bl[j].cand)
+                    continue;
+                du = bl[i].u - bl[j].u;
+                dv = bl[i].v - bl[j].v;
+                ku = (int)floor(du / pitch + 0.5);
+                kv = (int)floor(dv / pitch + 0.5);
+                if (abs(ku) + abs(kv) != 1)
+                    continue;
+                r = hypot(du - ku * pitch, dv - kv * pitch);
+                if (r < bres) {
+                    bres = r;
+                    best = j;
+                    su = ku;
+                    sv = kv;
+                }
+            }
+            if (best < 0)
+                continue;
+            {
+                int ku = bl[best].ku + su, kv = bl[best].kv + sv;
+                bool taken = false;
+                for (int j = 0; j < nb && !taken; j++)
+                    taken = bl[j].cand && bl[j].ku == ku && bl[j].kv == kv;
+                if (taken)
+                    continue;
+                bl[i].ku = ku;
+                bl[i].kv = kv;
+                bl[i].res = bres;
+                bl[i].cand = true;
+                any = true;
+            }
+        }
+        if (!any)
+            break;
+    }
 
     /* Side faces, from the cubes farthest from the camera inward. */
     if (vw->has_cam) {
@@ -1410,7 +1664,7 @@ int vis_qwirkle_read(vis_qwirkle *q, const vis_image *top, const vis_view *vw, v
     {
         double score[QW__NSIG] = {0};
         int used = 0;
-        for (int i = 0; i < nb && used < 8; i++) {
+        for (int i = 0; i < nb && used < 16; i++) {
             double best[6];
             if (!bl[i].cand || bl[i].fake)
                 continue;
@@ -1627,19 +1881,10 @@ int vis_qwirkle_survey(vis_qwirkle *q, const vis_image *top, const vis_view *vw,
         if (nt < 100)
             return 0;
         for (int c = 0; c < 3; c++) {
-            long acc = 0;
-            int lo = -1, md = -1, hi = -1;
-            for (int v = 0; v < 256; v++) {
-                acc += hist[c][v];
-                if (lo < 0 && acc >= nt / 10)
-                    lo = v;
-                if (md < 0 && acc >= nt / 2)
-                    md = v;
-                if (hi < 0 && acc >= nt - nt / 10)
-                    hi = v;
-            }
-            med[c] = md;
-            spread[c] = fmax(12.0, 0.5 * (hi - lo));
+            int d[3];
+            qw__deciles(hist[c], 256, nt, d);
+            med[c] = d[1];
+            spread[c] = fmax(12.0, 0.5 * (d[2] - d[0]));
         }
         for (int y = 0; y < h; y++)
             for (int x = 0; x < w; x++) {
