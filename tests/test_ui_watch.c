@@ -1,7 +1,8 @@
 /* tests/test_ui_watch.c: `tablecam watch` and `tablecam demo` through the
  * real binary: wrong cameras and flags fail clearly before anything is
  * stored; a simulated match runs through the whole pipeline; what was
- * announced is what was stored; --resume continues the same match. */
+ * announced is what was stored; --resume continues the same match; lens
+ * and colour profiles reach the live reader. */
 #define _XOPEN_SOURCE 700
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,6 +16,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "calib.h"
 #include "harness.h"
 
 static void test_bad_setups_store_nothing(void **state)
@@ -165,6 +167,163 @@ static void test_keys(void **state)
     free(dir);
 }
 
+/* The pieces of every announcement with a move in --json output, as one
+ * string ("x,y,color,shape;..." per line), for comparing two runs. */
+static char *announced_pieces(const char *out)
+{
+    size_t cap = strlen(out) + 1, n = 0;
+    char *s = calloc(1, cap);
+    int lines = th_count_lines(out);
+    for (int i = 0; s && i < lines; i++) {
+        char *l = th_line(out, i);
+        cJSON *j = cJSON_Parse(l), *p;
+        const cJSON *pieces = cJSON_GetObjectItem(cJSON_GetObjectItem(j, "move"), "pieces");
+        cJSON_ArrayForEach(p, pieces)
+        {
+            const cJSON *c = cJSON_GetObjectItem(p, "color"), *h = cJSON_GetObjectItem(p, "shape");
+            n += (size_t)snprintf(s + n, cap - n, "%d,%d,%s,%s;",
+                                  cJSON_GetObjectItem(p, "x")->valueint,
+                                  cJSON_GetObjectItem(p, "y")->valueint,
+                                  cJSON_IsString(c) ? c->valuestring : "?",
+                                  cJSON_IsString(h) ? h->valuestring : "?");
+        }
+        if (cJSON_IsArray(pieces) && n + 1 < cap)
+            s[n++] = '\n';
+        cJSON_Delete(j);
+        free(l);
+    }
+    return s;
+}
+
+/* Runs watch on the simulated camera with extra flags; returns its status
+ * and the pieces it announced. */
+static int watch_pieces(const char *db, const char *a1, const char *v1, const char *a2,
+                        const char *v2, char **pieces, char **err)
+{
+    th_run r;
+    const char *argv[] = {"watch", "--game", "qwirkle", "--camera",
+                          "sim:qwirkle:seed=12:640x480:fps=5:moves=2", "--players", "Ann,Bob",
+                          "--db", db, "--json", "--no-keys", a1, v1, a2, v2, NULL};
+    assert_int_equal(th_tablecam(&r, NULL, argv), 0);
+    *pieces = announced_pieces(r.out);
+    *err = strdup(r.err);
+    int status = r.status;
+    th_run_free(&r);
+    unlink(db);
+    return status;
+}
+
+/* The calibration reaches the live reader: the colour profile passed
+ * explicitly reads as the defaults do, one with the colours' prototypes
+ * rotated by one reads other colours at the same cells, and the camera's
+ * true lens (from the simulator's truth) still reads the match.  A bad
+ * profile fails before anything is stored. */
+static void test_calibration_profiles(void **state)
+{
+    char *dir = th_tmpdir(), *db = th_path(dir, "t.db"), *truth_dir = th_path(dir, "sim");
+    char *lensf = th_path(dir, "lens.json"), *deff = th_path(dir, "default.json");
+    char *rotf = th_path(dir, "rotated.json"), *truthf = th_path(truth_dir, "truth.jsonl");
+    char *json = NULL, *base = NULL, *got = NULL, *err = NULL, *line;
+    vis_qwirkle_profile prof = vis_qwirkle_default_profile(), rot;
+    base_err e;
+    th_run r;
+    (void)state;
+
+    assert_int_equal(cal_colors_to_json(&prof, &json, &e), 0);
+    assert_int_equal(th_write_file(deff, json), 0);
+    free(json);
+    for (int k = 0; k < 6; k++) {
+        rot.hue[k] = prof.hue[(k + 1) % 6];
+        rot.sat[k] = prof.sat[(k + 1) % 6];
+    }
+    assert_int_equal(cal_colors_to_json(&rot, &json, &e), 0);
+    assert_int_equal(th_write_file(rotf, json), 0);
+    free(json);
+    /* the simulated camera's own intrinsics and distortion, as a lens
+     * profile */
+    assert_int_equal(th_tablecam(&r, NULL, (const char *[]){"sim", "--game", "qwirkle", "--seed",
+                                                            "12", "--width", "640", "--height",
+                                                            "480", "--fps", "5", "--frames", "1",
+                                                            "--out", truth_dir, NULL}),
+                     0);
+    assert_int_equal(r.status, 0);
+    th_run_free(&r);
+    line = th_read_file(truthf, NULL);
+    assert_non_null(line);
+    {
+        cJSON *t = cJSON_Parse(line), *cam = cJSON_GetObjectItem(t, "camera");
+        const cJSON *d = cJSON_GetObjectItem(cam, "dist");
+        vis_camera lens = {cJSON_GetObjectItem(cam, "fx")->valuedouble,
+                           cJSON_GetObjectItem(cam, "fy")->valuedouble,
+                           cJSON_GetObjectItem(cam, "cx")->valuedouble,
+                           cJSON_GetObjectItem(cam, "cy")->valuedouble,
+                           {0}};
+        assert_int_equal(cJSON_GetArraySize(d), 5);
+        for (int i = 0; i < 5; i++)
+            lens.dist[i] = cJSON_GetArrayItem(d, i)->valuedouble;
+        assert_int_equal(cal_camera_to_json(&lens, 640, 480, 0.1, &json, &e), 0);
+        assert_int_equal(th_write_file(lensf, json), 0);
+        free(json);
+        cJSON_Delete(t);
+    }
+    free(line);
+
+    assert_int_equal(watch_pieces(db, NULL, NULL, NULL, NULL, &base, &err), 0);
+    free(err);
+    assert_true(strlen(base) > 0);
+    /* the defaults, passed as a profile: the same readings */
+    assert_int_equal(watch_pieces(db, "--profile", deff, NULL, NULL, &got, &err), 0);
+    assert_non_null(strstr(err, ", colours "));
+    assert_string_equal(got, base);
+    free(got);
+    free(err);
+    /* rotated prototypes: the same cells and shapes, other colours */
+    assert_int_equal(watch_pieces(db, "--profile", rotf, NULL, NULL, &got, &err), 0);
+    assert_string_not_equal(got, base);
+    {
+        int x0, y0, x1, y1;
+        char c0[16], s0[16], c1[16], s1[16];
+        assert_int_equal(sscanf(base, "%d,%d,%15[^,],%15[^;]", &x0, &y0, c0, s0), 4);
+        assert_int_equal(sscanf(got, "%d,%d,%15[^,],%15[^;]", &x1, &y1, c1, s1), 4);
+        assert_string_equal(s1, s0);
+        assert_string_not_equal(c1, c0);
+    }
+    free(got);
+    free(err);
+    /* the true lens: the match is read and the lens named */
+    assert_int_equal(watch_pieces(db, "--lens", lensf, "--profile", deff, &got, &err), 0);
+    assert_non_null(strstr(err, ", lens "));
+    assert_true(strlen(got) > 0);
+    free(got);
+    free(err);
+    /* a colour profile given as the lens: refused, nothing stored */
+    assert_int_equal(watch_pieces(db, "--lens", deff, NULL, NULL, &got, &err), 2);
+    assert_non_null(strstr(err, "--lens"));
+    assert_non_null(strstr(err, "not a camera profile"));
+    assert_int_not_equal(access(db, F_OK), 0);
+    free(got);
+    free(err);
+    /* a colour profile for a game that has none */
+    assert_int_equal(th_tablecam(&r, NULL, (const char *[]){"watch", "--game", "cards", "--camera",
+                                                            "sim:cards", "--players", "A,B",
+                                                            "--profile", deff, "--db", db, NULL}),
+                     0);
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, "colour profiles are for qwirkle"));
+    th_run_free(&r);
+    assert_int_not_equal(access(db, F_OK), 0);
+
+    free(base);
+    th_rmtree(dir);
+    free(db);
+    free(truth_dir);
+    free(lensf);
+    free(deff);
+    free(rotf);
+    free(truthf);
+    free(dir);
+}
+
 static void test_demo_flags(void **state)
 {
     th_run r;
@@ -185,6 +344,7 @@ int main(void)
         cmocka_unit_test(test_simulated_match_is_stored_as_announced),
         cmocka_unit_test(test_keys),
         cmocka_unit_test(test_demo_flags),
+        cmocka_unit_test(test_calibration_profiles),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -167,13 +167,8 @@ static int ui__cal_colors(const ui_command *self, int argc, char **argv)
     cfg.game = "qwirkle";
     cfg.mat = mat;
     if (lensname) {
-        if (ui_profile_load(lensname, dbpath, CAL_KIND_CAMERA, &json, &err) != 0 ||
-            cal_camera_from_json(json, &lens, NULL, NULL, &err) != 0) {
-            free(json);
+        if (ui_lens_load(lensname, dbpath, &lens, &err) != 0)
             return ui_fail(self, UI_EXIT_USAGE, "--lens: %s", err.msg);
-        }
-        free(json);
-        json = NULL;
         cfg.lens = &lens;
     }
     if (vis_image_read(pos[0], 3, &img, &err) != 0)

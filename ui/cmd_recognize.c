@@ -15,43 +15,7 @@
 #include <cjson/cJSON.h>
 
 #include "calib.h"
-#include "db.h"
 #include "referee.h"
-
-/* A profile by file name, else by name in the database. */
-int ui_profile_load(const char *what, const char *dbpath, const char *kind, char **json,
-                    base_err *err)
-{
-    char k[32];
-    int rc = cal_profile_read(what, json, err);
-    if (rc == BASE_ENOTFOUND) {
-        db *d = NULL;
-        char *dk = NULL;
-        base_err e2;
-        if (db_open(dbpath, DB_OPEN_READONLY, &e2, &d) != 0)
-            return base_err_set(err, BASE_ENOTFOUND,
-                                "no profile file '%s', and no database %s to look it up in", what,
-                                dbpath);
-        rc = db_profile_get(d, what, &dk, json, err);
-        db_close(d);
-        free(dk);
-        if (rc != 0)
-            return base_err_set(err, rc, "no profile file or stored profile named '%s'", what);
-    } else if (rc != 0) {
-        return rc;
-    }
-    if ((rc = cal_profile_kind(*json, k, sizeof k, err)) != 0 || strcmp(k, kind) != 0) {
-        if (rc == 0)
-            rc = base_err_set(err, BASE_EPARSE, "profile '%s' is a %s profile, not a %s profile",
-                              what, k, kind);
-        else
-            base_err_prefix(err, "profile '%s': ", what);
-        free(*json);
-        *json = NULL;
-        return rc;
-    }
-    return 0;
-}
 
 int ui_cmd_recognize(int argc, char **argv)
 {
@@ -72,7 +36,6 @@ int ui_cmd_recognize(int argc, char **argv)
     vis_camera lens;
     cal_mat m;
     base_err err;
-    char *json = NULL;
 
     if ((rc = ui_parse_args(self, argc, argv, opts, 5, pos, 1, &npos)) != 0)
         return rc;
@@ -89,24 +52,16 @@ int ui_cmd_recognize(int argc, char **argv)
     cfg.game = game;
     cfg.mat = mat;
     if (lensname) {
-        if (ui_profile_load(lensname, dbpath, CAL_KIND_CAMERA, &json, &err) != 0 ||
-            cal_camera_from_json(json, &lens, NULL, NULL, &err) != 0) {
-            free(json);
+        if (ui_lens_load(lensname, dbpath, &lens, &err) != 0)
             return ui_fail(self, UI_EXIT_USAGE, "--lens: %s", err.msg);
-        }
-        free(json);
-        json = NULL;
         cfg.lens = &lens;
     }
-    if (profile) {
-        if (ui_profile_load(profile, dbpath, CAL_KIND_COLORS, &json, &err) != 0 ||
-            cal_colors_from_json(json, &prof, &err) != 0) {
-            free(json);
-            return ui_fail(self, UI_EXIT_USAGE, "--profile: %s", err.msg);
-        }
-        free(json);
-        json = NULL;
-    }
+    if (profile && strcmp(game, "qwirkle") != 0)
+        return ui_fail(self, UI_EXIT_USAGE,
+                       "--profile: colour profiles are for qwirkle cubes (the cards reader "
+                       "learns the mat's and the cards' colours from each frame)");
+    if (profile && ui_colors_load(profile, dbpath, &prof, &err) != 0)
+        return ui_fail(self, UI_EXIT_USAGE, "--profile: %s", err.msg);
     if (vis_image_read(pos[0], 3, &img, &err) != 0)
         return ui_fail(self, UI_EXIT_USAGE, "cannot read the image: %s", err.msg);
     if (ref_reader_new(&cfg, &rd, &err) != 0 || !(reading = malloc(sizeof *reading))) {

@@ -1,5 +1,5 @@
 /* ui/cmd_watch.c: `tablecam watch --game G --camera SPEC [--mat MAT]
- * --players A,B [--db FILE] [--http ADDR] [--token T] [--gpio SPEC] [--json]
+ * [--lens NAME|FILE] [--profile NAME|FILE] --players A,B [--db FILE] [--http ADDR] [--token T] [--gpio SPEC] [--json]
  * [--resume]` referees a live game, printing each announcement as a line. */
 #include "watch.h"
 
@@ -13,6 +13,8 @@ int ui_cmd_watch(int argc, char **argv)
         {"--game", UI_OPT_VALUE, &o.game, NULL},
         {"--camera", UI_OPT_VALUE, &o.camera, NULL},
         {"--mat", UI_OPT_VALUE, &o.mat, NULL},
+        {"--lens", UI_OPT_VALUE, &o.lens, NULL},
+        {"--profile", UI_OPT_VALUE, &o.profile, NULL},
         {"--players", UI_OPT_VALUE, &o.players, NULL},
         {"--options", UI_OPT_VALUE, &o.options, NULL},
         {"--db", UI_OPT_VALUE, &o.db_path, NULL},

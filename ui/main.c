@@ -13,7 +13,8 @@ static const ui_command ui__commands[] = {
      "[--hold]",
      ui_cmd_demo},
     {"watch", "referee a live game from a camera", 
-     "--game G --camera SPEC --players A,B [--mat WxH:S] [--db FILE] [--http ADDR] "
+     "--game G --camera SPEC --players A,B [--mat WxH:S] [--lens NAME|FILE] "
+     "[--profile NAME|FILE] [--db FILE] [--http ADDR] "
      "[--token T] [--gpio CHIP:LINE=ACTION,...] [--options JSON] [--json] [--resume] [--realtime] "
      "[--no-keys]",
      ui_cmd_watch},

@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "base.h"
+#include "calib.h"
 
 /* Exit statuses of every subcommand. */
 enum { UI_EXIT_OK = 0, UI_EXIT_FAIL = 1, UI_EXIT_USAGE = 2 };
@@ -75,5 +76,10 @@ int ui_cmd_calibrate(int argc, char **argv);
  * the profile named what in the database at dbpath.  *json is malloc'ed. */
 int ui_profile_load(const char *what, const char *dbpath, const char *kind, char **json,
                     base_err *err);
+/* A lens profile (`calibrate camera`) and a colour profile (`calibrate
+ * colors`) the same way, parsed; err says what is wrong and where. */
+int ui_lens_load(const char *what, const char *dbpath, vis_camera *out, base_err *err);
+int ui_colors_load(const char *what, const char *dbpath, vis_qwirkle_profile *out,
+                   base_err *err);
 
 #endif

@@ -278,6 +278,8 @@ int ui_watch_run(const ui_command *cmd, const ui_watch_opts *o)
     ref_referee *ref = NULL;
     ref_loop *loop = NULL;
     base_err err;
+    vis_camera lens;
+    vis_qwirkle_profile prof;
     int status = UI_EXIT_OK, rc;
     int64_t match = 0;
     struct sigaction sa;
@@ -291,6 +293,22 @@ int ui_watch_run(const ui_command *cmd, const ui_watch_opts *o)
                        o->game);
     if (!(header = ui__header(o, w.names, &w.nplayers, &err)))
         return ui_fail(cmd, UI_EXIT_USAGE, "%s", err.msg);
+    /* The calibration next: a profile that cannot be used must not leave
+     * an empty match either. */
+    if (o->lens && ui_lens_load(o->lens, o->db_path, &lens, &err) != 0) {
+        status = ui_fail(cmd, UI_EXIT_USAGE, "--lens: %s", err.msg);
+        goto done;
+    }
+    if (o->profile && strcmp(o->game, "qwirkle") != 0) {
+        status = ui_fail(cmd, UI_EXIT_USAGE,
+                         "--profile: colour profiles are for qwirkle cubes (the cards reader "
+                         "learns the mat's and the cards' colours from each frame)");
+        goto done;
+    }
+    if (o->profile && ui_colors_load(o->profile, o->db_path, &prof, &err) != 0) {
+        status = ui_fail(cmd, UI_EXIT_USAGE, "--profile: %s", err.msg);
+        goto done;
+    }
     /* The camera first: a wrong camera must not leave an empty match. */
     rc = strncmp(o->camera, "sim:", 4) == 0 ? sim_capture_open(o->camera, &cam, &err)
                                              : vis_capture_open(o->camera, &cam, &err);
@@ -299,11 +317,13 @@ int ui_watch_run(const ui_command *cmd, const ui_watch_opts *o)
         goto done;
     }
     {
-        ref_reader_config rcfg = {o->game, o->mat, NULL, 0};
+        ref_reader_config rcfg = {o->game, o->mat, o->lens ? &lens : NULL, 0};
         if (ref_reader_new(&rcfg, &reader, &err) != 0) {
             status = ui_fail(cmd, UI_EXIT_USAGE, "%s", err.msg);
             goto done;
         }
+        if (o->profile)
+            ref_reader_set_profile(reader, &prof);
     }
     if (o->gpio && ui_gpio_open(o->gpio, &w.gpio, &err) != 0) {
         status = ui_fail(cmd, UI_EXIT_USAGE, "%s", err.msg);
@@ -382,8 +402,9 @@ int ui_watch_run(const ui_command *cmd, const ui_watch_opts *o)
     sa.sa_handler = ui__on_signal;
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
-    fprintf(stderr, "tablecam %s: match %lld, %s, camera %s%s\n", cmd->name,
-            (long long)ref_match_id(ref), o->game, o->camera,
+    fprintf(stderr, "tablecam %s: match %lld, %s, camera %s%s%s%s%s%s\n", cmd->name,
+            (long long)ref_match_id(ref), o->game, o->camera, o->lens ? ", lens " : "",
+            o->lens ? o->lens : "", o->profile ? ", colours " : "", o->profile ? o->profile : "",
             o->keys ? "; keys: p pass, r reroll, d draw, u undo, c MOVE correct" : "");
     if (ref_loop_run(loop, &err) != 0)
         status = ui_fail(cmd, UI_EXIT_FAIL, "camera %s: %s", o->camera, err.msg);

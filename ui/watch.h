@@ -12,6 +12,8 @@ typedef struct ui_watch_opts {
     const char *game;
     const char *camera;   /* capture spec: file:, dir:, video:, v4l2:, libcamera:, sim: */
     const char *mat;      /* "WxH:S" or NULL */
+    const char *lens;     /* lens profile, file or stored name (`calibrate camera`), or NULL */
+    const char *profile;  /* colour profile, likewise (`calibrate colors`; qwirkle), or NULL */
     const char *players;  /* "Ann,Bob" */
     const char *options;  /* JSON object of game options, or NULL */
     const char *db_path;  /* default ./tablecam.db */
