@@ -244,17 +244,18 @@ static bool c2__check_exit(const cube2 *s, int player, int id, rules_verdict *v)
     if (!c2__needs(s, player, t)) {
         if (v)
             rules__illegal(v, "exit-not-needed",
-                           "you already have a %s on your home spots: a player takes off only "
+                           "you already have %s %s on your home spots: a player takes off only "
                            "pieces they still need (the %s at (%d,%d))",
-                           c2__name(s, id, nm), nm, p->col, p->row);
+                           rules__a(c2__name(s, id, nm)), nm, nm, p->col, p->row);
         return false;
     }
     if (p->shape == RULES_C2_CYLINDER && c2__needs(s, player, c2__type(p->color, RULES_C2_CUBE))) {
         if (v)
             rules__illegal(v, "exit-cylinder-before-cube",
-                           "the %s at (%d,%d) may leave only after a %s cube is on your home "
+                           "the %s at (%d,%d) may leave only after %s %s cube is on your home "
                            "spots",
-                           c2__name(s, id, nm), p->col, p->row, rules_color_name(p->color));
+                           c2__name(s, id, nm), p->col, p->row, rules__a(rules_color_name(p->color)),
+                           rules_color_name(p->color));
         return false;
     }
     if (from != home) {

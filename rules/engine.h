@@ -110,6 +110,9 @@ int rules__json_pieces(const rules__engine *e, const cJSON *move, rules_move *ou
 /* Name of a move type ("place"). */
 const char *rules__move_type_name(int type);
 int rules__move_type_from_name(const char *name);
+/* "an" before a word that starts with a vowel ("an orange star4"), else
+ * "a": for the colour and shape names of the reasons. */
+const char *rules__a(const char *word);
 /* Sets an illegal verdict: rule id and printf-style reason. */
 void rules__illegal(rules_verdict *v, const char *rule, const char *fmt, ...)
 #if defined(__GNUC__)

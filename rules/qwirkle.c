@@ -326,11 +326,12 @@ static bool qw__line_verdict(const qw__line *l, rules_verdict *v)
             int a = l->t[i], b = l->t[j];
             if (a / QW__SHAPES != b / QW__SHAPES && a % QW__SHAPES != b % QW__SHAPES) {
                 rules__illegal(v, "line-mixed",
-                               "%s would hold a %s %s and a %s %s, which share neither colour "
-                               "nor shape",
-                               name, rules_color_name(a / QW__SHAPES),
-                               rules_shape_name(a % QW__SHAPES), rules_color_name(b / QW__SHAPES),
-                               rules_shape_name(b % QW__SHAPES));
+                               "%s would hold %s %s %s and %s %s %s, which share neither "
+                               "colour nor shape",
+                               name, rules__a(rules_color_name(a / QW__SHAPES)),
+                               rules_color_name(a / QW__SHAPES), rules_shape_name(a % QW__SHAPES),
+                               rules__a(rules_color_name(b / QW__SHAPES)),
+                               rules_color_name(b / QW__SHAPES), rules_shape_name(b % QW__SHAPES));
                 return false;
             }
         }
@@ -384,8 +385,9 @@ static bool qw__check_place(const qw__state *s, int player, const rules_move *m,
     for (int i = 0; i < k; i++) {
         int t = qw__at(s, pc[i].x, pc[i].y);
         if (t) {
-            rules__illegal(v, "cell-taken", "the cell (%d,%d) already holds a %s %s", pc[i].x,
-                           pc[i].y, rules_color_name((t - 1) / QW__SHAPES),
+            rules__illegal(v, "cell-taken", "the cell (%d,%d) already holds %s %s %s", pc[i].x,
+                           pc[i].y, rules__a(rules_color_name((t - 1) / QW__SHAPES)),
+                           rules_color_name((t - 1) / QW__SHAPES),
                            rules_shape_name((t - 1) % QW__SHAPES));
             return false;
         }

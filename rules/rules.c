@@ -474,6 +474,11 @@ int rules__json_pieces(const rules__engine *e, const cJSON *move, rules_move *ou
     return 0;
 }
 
+const char *rules__a(const char *word)
+{
+    return word && word[0] && strchr("aeiouAEIOU", word[0]) ? "an" : "a";
+}
+
 void rules__illegal(rules_verdict *v, const char *rule, const char *fmt, ...)
 {
     va_list ap;

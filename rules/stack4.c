@@ -417,8 +417,8 @@ static void stack4__check_shape(const stack4_state *s, const rules_piece *pc, ru
         for (int j = i + 1; j < 4; j++)
             if (memcmp(pc->cells[i], pc->cells[j], 3) == 0) {
                 stack4__cell_text(pc->cells[i], cell);
-                rules__illegal(v, "wrong-shape", "cell %s is listed twice: a %s covers 4 cells",
-                               cell, name);
+                rules__illegal(v, "wrong-shape", "cell %s is listed twice: %s %s covers 4 cells",
+                               cell, stack4__article(pc->a), name);
                 return;
             }
     if (stack4__rotation_of(s->t, pc->a, (const int8_t(*)[3])pc->cells) >= 0)

@@ -418,7 +418,9 @@ static void test_placement_rules(void **state)
             "(2,1)", "y=0");
     ILLEGAL(g, 0, "0,0 red circle; 2,0 red square", NULL, "gap", "(1,0)");
     ILLEGAL(g, 0, "0,0 red circle; 1,0 blue square", NULL, "line-mixed", "the row at y=0",
-            "red circle", "blue square");
+            "a red circle", "a blue square");
+    ILLEGAL(g, 0, "0,0 orange circle; 1,0 blue square", NULL, "line-mixed",
+            "hold an orange circle and a blue square");
     ILLEGAL(g, 0, "0,0 red circle; 1,0 red circle", NULL, "line-duplicate",
             "the row at y=0 would hold two red circles");
     ILLEGAL(g, 0, "0,0 red circle; 0,1 blue circle; 0,2 blue circle", NULL, "line-duplicate",
@@ -441,7 +443,7 @@ static void test_placement_rules(void **state)
     ILLEGAL(g, 1, "0,0 red circle", NULL, "out-of-turn", "player 1");
 
     PLAY(g, 0, "0,0 red circle; 1,0 red square; 2,0 red diamond", NULL, 3);
-    ILLEGAL(g, 1, "1,0 red clover", NULL, "cell-taken", "(1,0)", "red square");
+    ILLEGAL(g, 1, "1,0 red clover", NULL, "cell-taken", "(1,0)", "holds a red square");
     ILLEGAL(g, 1, "5,5 red clover", NULL, "not-touching", "(5,5)");
     ILLEGAL(g, 1, "1,1 red clover; 1,2 red square", NULL, "line-duplicate",
             "the column at x=1 would hold two red squares");

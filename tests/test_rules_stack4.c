@@ -509,7 +509,7 @@ static void test_rule_pieces_and_players(void **state)
     assert_illegal(check(g, "light", "O", "[[0,3,0],[1,3,0],[0,2,0],[3,3,1]]"), "wrong-shape",
                    "(3,3,1)");
     assert_illegal(check(g, "light", "O", "[[0,3,0],[0,3,0],[1,3,0],[1,2,0]]"), "wrong-shape",
-                   "listed twice");
+                   "listed twice: an O covers 4 cells");
     /* Two pieces in one turn. */
     move_of("{\"type\":\"place\",\"pieces\":[{\"player\":\"light\",\"piece\":\"O\","
             "\"cells\":[[2,2,0],[3,2,0],[2,3,0],[3,3,0]]},{\"player\":\"light\",\"piece\":\"S\","
