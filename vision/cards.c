@@ -215,6 +215,9 @@ typedef struct cd__det {
     unsigned char *edge;  /* 1: a sharp brightness step (a card's outline) */
     unsigned char *ink;   /* 1: of another hue than the mat, or dark: print, backs */
     float *ex;            /* brightness above the mat's model */
+    /* table mm of each column's and each row's pixel centres (per pixel,
+     * the divisions were much of the cost of the loops over the view) */
+    double *tx, *ty;
     double tb;            /* brightness above the model that is "card" */
     double glare_min;     /* pixels: a region this large may be glare */
     int nmask;
@@ -228,6 +231,8 @@ static void cd__det_free(cd__det *d)
     free(d->edge);
     free(d->ink);
     free(d->ex);
+    free(d->tx);
+    free(d->ty);
 }
 
 static int cd__det_make(const vis_image *top, const vis_view *vw, cd__det *d, base_err *err)
@@ -245,22 +250,34 @@ static int cd__det_make(const vis_image *top, const vis_view *vw, cd__det *d, ba
                             top->width, top->height);
     d->ppm = vw->px_per_mm * d->w / top->width;
     cd__origin(vw, &d->x0, &d->y0);
-    if ((rc = vis_resize(top, d->w, d->h, VIS_INTER_AREA, &small, err)) != 0)
+    /* (a view already at the detection scale is used as it is: the
+     * resize would only copy it) */
+    const vis_image *src = top;
+    if ((d->w != top->width || d->h != top->height) &&
+        (rc = vis_resize(top, d->w, d->h, VIS_INTER_AREA, &small, err)) != 0)
         return rc;
+    if (small)
+        src = small;
     d->rgb = malloc((size_t)d->w * d->h * 3);
     d->onmat = malloc((size_t)d->w * d->h);
     d->mask = calloc((size_t)d->w * d->h, 1);
     d->edge = calloc((size_t)d->w * d->h, 1);
     d->ink = calloc((size_t)d->w * d->h, 1);
-    if (!d->rgb || !d->onmat || !d->mask || !d->edge || !d->ink) {
+    d->tx = malloc(sizeof *d->tx * (size_t)d->w);
+    d->ty = malloc(sizeof *d->ty * (size_t)d->h);
+    if (!d->rgb || !d->onmat || !d->mask || !d->edge || !d->ink || !d->tx || !d->ty) {
         vis_image_free(small);
         cd__det_free(d);
         return base_err_set(err, BASE_ENOMEM, "vis_cards: out of memory");
     }
     unsigned char lut[3][256];
     cd__gain_lut(vw, lut);
+    for (int x = 0; x < d->w; x++)
+        d->tx[x] = d->x0 + (x + 0.5) / d->ppm;
+    for (int y = 0; y < d->h; y++)
+        d->ty[y] = d->y0 + (y + 0.5) / d->ppm;
     for (int y = 0; y < d->h; y++) {
-        const unsigned char *s = small->data + (size_t)y * small->stride;
+        const unsigned char *s = src->data + (size_t)y * src->stride;
         unsigned char *o = d->rgb + (size_t)y * d->w * 3;
         for (int x = 0; x < d->w; x++) {
             o[3 * x] = lut[0][s[3 * x]];
@@ -269,10 +286,10 @@ static int cd__det_make(const vis_image *top, const vis_view *vw, cd__det *d, ba
         }
         /* black: outside what the camera sees; the exact test only near the
          * play area's edges and its corner markers */
-        double ty = d->y0 + (y + 0.5) / d->ppm, mk = vw->marker_mm > 0 ? vw->marker_mm : 0;
+        double ty = d->ty[y], mk = vw->marker_mm > 0 ? vw->marker_mm : 0;
         bool row_clear = ty > mk + 1 && ty < vw->mat_h - mk - 1;
         for (int x = 0; x < d->w; x++) {
-            double tx = d->x0 + (x + 0.5) / d->ppm;
+            double tx = d->tx[x];
             bool in = row_clear && tx > 1 && tx < vw->mat_w - 1 ? true : cd__on_mat(vw, tx, ty);
             d->onmat[y * d->w + x] = in && o[3 * x] + o[3 * x + 1] + o[3 * x + 2] > 12;
         }
@@ -394,7 +411,7 @@ static bool cd__mat_fit(const cd__det *d, const vis_view *vw, cd__mat *mt)
                             fabs((p[1] - p[2]) - (glob[1] - glob[2]));
             if (chroma > 40)
                 continue;
-            sx[3 * ns] = (d->x0 + (x + 0.5) / d->ppm) / vw->mat_w - 0.5;
+            sx[3 * ns] = d->tx[x] / vw->mat_w - 0.5;
             sx[3 * ns + 1] = Y;
             sx[3 * ns + 2] = p[0] + p[1] + p[2];
             sidx[ns++] = y * w + x;
@@ -518,7 +535,7 @@ static void cd__mask(vis_cards *c, cd__det *d, const vis_view *vw, bool learn)
     for (int k = 0; k < 3; k++)
         m0[k] = mt->rgb[k] / c0;
     for (int x = 0; x < w; x++)
-        fx[x] = (d->x0 + (x + 0.5) / d->ppm) / vw->mat_w - 0.5;
+        fx[x] = d->tx[x] / vw->mat_w - 0.5;
     d->nmask = 0;
     /* per pixel in float, with 1 / brightness from a table: this runs on
      * every pixel of the play area twice a frame */
@@ -662,6 +679,52 @@ static int cd__push4(int x, int y, int w, int h, const unsigned char *open, int 
     return ns;
 }
 
+/* A run of pixels x0..x1 of row y. */
+typedef struct cd__run {
+    int y, x0, x1;
+} cd__run;
+
+/* The 4-connected region of unmarked pixels whose open flag is want
+ * ((open[j] != 0) == want) that holds pixel i0 (such a pixel): marks them
+ * v (not 0) in mark, appends its runs to runs (when not NULL; a w x h grid
+ * has at most h (w + 1) / 2) and returns its pixel count.  A run of a row
+ * at a time (a fill pixel by pixel pushes, pops and divides for every
+ * pixel of the large regions).  stack: room for 2 w h + 4 entries. */
+static int cd__region(const unsigned char *open, int want, int w, int h, int i0,
+                      unsigned char *mark, unsigned char v, int *stack, cd__run *runs, int *nruns)
+{
+    int ns = 0, count = 0;
+    stack[ns++] = i0;
+    while (ns > 0) {
+        int k = stack[--ns], y = k / w, x = k - y * w;
+        const unsigned char *o = open + (size_t)y * w;
+        unsigned char *m = mark + (size_t)y * w;
+        if (m[x])
+            continue;
+        int a = x, b = x;
+        while (a > 0 && (o[a - 1] != 0) == want && !m[a - 1])
+            a--;
+        while (b < w - 1 && (o[b + 1] != 0) == want && !m[b + 1])
+            b++;
+        memset(m + a, v, (size_t)(b - a + 1));
+        count += b - a + 1;
+        if (runs)
+            runs[(*nruns)++] = (cd__run){y, a, b};
+        for (int dy = -1; dy <= 1; dy += 2) {
+            int y2 = y + dy;
+            if (y2 < 0 || y2 >= h)
+                continue;
+            const unsigned char *o2 = open + (size_t)y2 * w, *m2 = mark + (size_t)y2 * w;
+            /* one seed per free stretch of the next row */
+            for (int x2 = a; x2 <= b; x2++)
+                if ((o2[x2] != 0) == want && !m2[x2] &&
+                    (x2 == a || (o2[x2 - 1] != 0) != want || m2[x2 - 1]))
+                    stack[ns++] = y2 * w + x2;
+        }
+    }
+    return count;
+}
+
 static void cd__morph_buf(unsigned char *m, unsigned char *t, int w, int h, bool erode)
 {
     /* row pass m -> t, column pass t -> m; outside the view counts as 0 */
@@ -698,26 +761,24 @@ static void cd__morph1(cd__det *d, unsigned char *t, bool erode)
  * under the glare is then found by its outline). */
 static void cd__glare(cd__det *d)
 {
-    int w = d->w, h = d->h;
-    int *stack = malloc(sizeof *stack * (size_t)w * h);
+    int w = d->w, h = d->h, nr = 0;
+    int *stack = malloc(sizeof *stack * (2 * (size_t)w * h + 4));
+    cd__run *runs = malloc(sizeof *runs * ((size_t)h * (w + 1) / 2 + 1));
     unsigned char *seen = calloc((size_t)w * h, 1), *e2 = NULL, *e3 = NULL, *tmp = NULL;
     const float *ex = d->ex;
-    if (!stack || !seen || !ex) {
+    if (!stack || !runs || !seen || !ex) {
         free(stack);
+        free(runs);
         free(seen);
         return;
     }
     for (int i0 = 0; i0 < w * h; i0++) {
         if (!d->mask[i0] || seen[i0])
             continue;
-        int ns = 0, head = 0, nring = 0, nbright = 0;
+        int nring = 0, nbright = 0;
         double ering = 0;
-        stack[ns++] = i0;
-        seen[i0] = 1;
-        while (head < ns) {
-            int k = stack[head++], x = k % w, y = k / w;
-            ns = cd__push4(x, y, w, h, d->mask, 1, seen, 1, stack, ns);
-        }
+        nr = 0;
+        int ns = cd__region(d->mask, 1, w, h, i0, seen, 1, stack, runs, &nr);
         /* glare covers much of the mat; a few cards' worth of faint
          * paper is not glare */
         if (ns < d->glare_min)
@@ -737,31 +798,36 @@ static void cd__glare(cd__det *d)
             memcpy(e3, e2, (size_t)w * h);
             cd__morph_buf(e3, tmp, w, h, true);
         }
-        for (int k = 0; k < ns; k++) {
-            int y = stack[k] / w, x = stack[k] - y * w;
-            if (d->ink[stack[k]] || x < 3 || y < 3 || x >= w - 3 || y >= h - 3)
+        for (int r = 0; r < nr; r++) {
+            int y = runs[r].y;
+            if (y < 3 || y >= h - 3)
                 continue;
-            if (e2[stack[k]] && !e3[stack[k]]) {
+            for (int x = runs[r].x0 < 3 ? 3 : runs[r].x0; x <= runs[r].x1 && x < w - 3; x++) {
+                int k = y * w + x;
+                if (d->ink[k] || !e2[k] || e3[k])
+                    continue;
                 nring++;
-                if (ex[stack[k]] > d->tb) {
+                if (ex[k] > d->tb) {
                     nbright++;
-                    ering += ex[stack[k]];
+                    ering += ex[k];
                 }
             }
         }
         /* (a region that is in the mask by its colour or its outline,
          * not by brightness, is not glare) */
         if (nring > 20 && nbright > nring / 2 && ering / nbright < 1.7 * d->tb)
-            for (int k = 0; k < ns; k++)
-                if (!d->ink[stack[k]]) {
-                    d->mask[stack[k]] = 0;
-                    d->nmask--;
-                }
+            for (int r = 0; r < nr; r++)
+                for (int k = runs[r].y * w + runs[r].x0; k <= runs[r].y * w + runs[r].x1; k++)
+                    if (!d->ink[k]) {
+                        d->mask[k] = 0;
+                        d->nmask--;
+                    }
     }
     free(e2);
     free(e3);
     free(tmp);
     free(stack);
+    free(runs);
     free(seen);
 }
 
@@ -784,65 +850,33 @@ static void cd__open(cd__det *d, bool holes)
     /* Holes: the rim of a dark pip blurs through mat-like colours, so the
      * silhouette gets rings and holes; whatever the outside cannot reach
      * is card. */
-    /* (a pixel may be pushed as a run's seed from the row above and the
-     * row below) */
-    int *stack = holes ? malloc(sizeof *stack * (2 * (size_t)d->w * d->h + 4)) : NULL, ns = 0;
-    if (stack) {
-        /* scanline fill from the border: whole runs of a row at a time
-         * (this covers most of the view) */
-        int w = d->w, h = d->h;
+    int w = d->w, h = d->h, nr = 0;
+    int *stack = holes ? malloc(sizeof *stack * (2 * (size_t)w * h + 4)) : NULL;
+    cd__run *runs = holes ? malloc(sizeof *runs * ((size_t)h * (w + 1) / 2 + 1)) : NULL;
+    if (stack && runs) {
+        /* the outside: what the view's border reaches */
         memset(t, 0, (size_t)w * h);
         for (int y = 0; y < h; y++)
             for (int x = 0; x < w; x += (y == 0 || y == h - 1) ? 1 : w - 1)
-                if (!d->mask[y * w + x] && !t[y * w + x]) {
-                    stack[ns++] = y * w + x;
-                    while (ns > 0) {
-                        int k = stack[--ns], yy = k / w, xx = k - yy * w;
-                        if (t[k])
-                            continue;
-                        const unsigned char *mr = d->mask + (size_t)yy * w;
-                        unsigned char *tr = t + (size_t)yy * w;
-                        int a = xx, b = xx;
-                        while (a > 0 && !mr[a - 1] && !tr[a - 1])
-                            a--;
-                        while (b < w - 1 && !mr[b + 1] && !tr[b + 1])
-                            b++;
-                        memset(tr + a, 1, (size_t)(b - a + 1));
-                        for (int dy = -1; dy <= 1; dy += 2) {
-                            int y2 = yy + dy;
-                            if (y2 < 0 || y2 >= h)
-                                continue;
-                            const unsigned char *m2 = d->mask + (size_t)y2 * w;
-                            const unsigned char *t2 = t + (size_t)y2 * w;
-                            /* one seed per free run of the next row */
-                            for (int x2 = a; x2 <= b; x2++)
-                                if (!m2[x2] && !t2[x2] && (x2 == a || m2[x2 - 1] || t2[x2 - 1]))
-                                    stack[ns++] = y2 * w + x2;
-                        }
-                    }
-                }
+                if (!d->mask[y * w + x] && !t[y * w + x])
+                    cd__region(d->mask, 0, w, h, y * w + x, t, 1, stack, NULL, NULL);
         /* A hole of a pip's size is print too (black pips on a black mat
          * are mat-like); specks in a noisy patch of mask are not. */
         int minhole = (int)(8 * d->ppm * d->ppm) + 1;
-        for (int i0 = 0; i0 < d->w * d->h; i0++) {
+        for (int i0 = 0; i0 < w * h; i0++) {
             if (d->mask[i0] || t[i0])
                 continue;
-            int head = 0;
-            ns = 0;
-            stack[ns++] = i0;
-            t[i0] = 2;
-            while (head < ns) {
-                int k = stack[head++], x = k % d->w, y = k / d->w;
-                ns = cd__push4(x, y, d->w, d->h, d->mask, 0, t, 2, stack, ns);
-            }
-            if (ns >= minhole)
-                for (int k = 0; k < ns; k++)
-                    d->ink[stack[k]] = 1;
+            nr = 0;
+            if (cd__region(d->mask, 0, w, h, i0, t, 2, stack, runs, &nr) >= minhole)
+                for (int r = 0; r < nr; r++)
+                    memset(d->ink + (size_t)runs[r].y * w + runs[r].x0, 1,
+                           (size_t)(runs[r].x1 - runs[r].x0 + 1));
         }
-        for (int i = 0; i < d->w * d->h; i++)
+        for (int i = 0; i < w * h; i++)
             d->mask[i] = t[i] != 1;
-        free(stack);
     }
+    free(stack);
+    free(runs);
     cd__morph1(d, t, true);
     cd__morph1(d, t, true);
     cd__morph1(d, t, false);
@@ -1029,7 +1063,7 @@ static void cd__grid_fit(vis_cards *c, const cd__det *d, cd__grid *g)
     for (int y = 0; y < d->h; y++)
         for (int x = 0; x < d->w; x++)
             if (d->mask[y * d->w + x]) {
-                double tx = d->x0 + (x + 0.5) / d->ppm, ty = d->y0 + (y + 0.5) / d->ppm;
+                double tx = d->tx[x], ty = d->ty[y];
                 double u = tx * ca + ty * sa, v = -tx * sa + ty * ca;
                 umin = u < umin ? u : umin;
                 umax = u > umax ? u : umax;
@@ -1064,7 +1098,7 @@ static void cd__grid_fit(vis_cards *c, const cd__det *d, cd__grid *g)
         for (int y = 1; y < d->h - 1; y++)
             for (int x = 1; x < d->w - 1; x++) {
                 const unsigned char *m = d->mask + y * d->w + x;
-                double tx = d->x0 + (x + 0.5) / d->ppm, ty = d->y0 + (y + 0.5) / d->ppm;
+                double tx = d->tx[x], ty = d->ty[y];
                 double u = tx * ca + ty * sa - umin, v = -tx * sa + ty * ca - vmin;
                 int iu = (int)u, iv = (int)v;
                 int gx = m[1] - m[-1], gy = m[d->w] - m[-d->w];
@@ -1268,24 +1302,27 @@ static const unsigned char *cd__px(const cd__patch *p, int x, int y)
 }
 
 /* Paper: the mean of the brightest fifth of the face (inside a 4 mm
- * border); ink: pixels much darker than it, or of another hue. */
+ * border); ink: pixels much darker than it, or of another hue.  (Every
+ * pass goes row by row: this runs on every pixel of every card.) */
 static void cd__ink(cd__patch *p, double *paper_frac, double *paper_sat)
 {
-    int hist[766] = {0}, n = 0, b = (int)(4 * CD__PPM);
-    for (int y = b; y < p->h - b; y++)
-        for (int x = b; x < p->w - b; x++) {
-            const unsigned char *q = cd__px(p, x, y);
-            hist[q[0] + q[1] + q[2]]++;
+    int hist[766] = {0}, n = 0, b = (int)(4 * CD__PPM), w = p->w, h = p->h;
+    for (int y = b; y < h - b; y++) {
+        const unsigned char *r = cd__px(p, 0, y);
+        for (int x = b; x < w - b; x++) {
+            hist[r[3 * x] + r[3 * x + 1] + r[3 * x + 2]]++;
             n++;
         }
+    }
     int want = n / 5, acc = 0, thr = 765;
     while (thr > 0 && acc + hist[thr] < want)
         acc += hist[thr--];
     double s[3] = {0, 0, 0};
     int m = 0;
-    for (int y = b; y < p->h - b; y++)
-        for (int x = b; x < p->w - b; x++) {
-            const unsigned char *q = cd__px(p, x, y);
+    for (int y = b; y < h - b; y++) {
+        const unsigned char *r = cd__px(p, 0, y);
+        for (int x = b; x < w - b; x++) {
+            const unsigned char *q = r + 3 * x;
             if (q[0] + q[1] + q[2] >= thr) {
                 s[0] += q[0];
                 s[1] += q[1];
@@ -1293,6 +1330,7 @@ static void cd__ink(cd__patch *p, double *paper_frac, double *paper_sat)
                 m++;
             }
         }
+    }
     for (int k = 0; k < 3; k++)
         p->paper[k] = m ? s[k] / m : 0;
     double pmax = fmax(p->paper[0], fmax(p->paper[1], p->paper[2]));
@@ -1300,15 +1338,27 @@ static void cd__ink(cd__patch *p, double *paper_frac, double *paper_sat)
     *paper_sat = pmax > 0 ? (pmax - pmin) / pmax : 1;
     double pb = p->paper[0] + p->paper[1] + p->paper[2];
     int npaper = 0, edge = (int)(1.5 * CD__PPM);
-    /* (in float, the divisions by the brightness from a table: this runs
-     * on every pixel of every card) */
+    /* (in float, the divisions by the brightness from a table) */
     float scale[766], ipb = pb > 0 ? (float)(1 / pb) : 0, fpb = (float)pb;
     float pp[3] = {(float)p->paper[0], (float)p->paper[1], (float)p->paper[2]};
     for (int v = 0; v < 766; v++)
         scale[v] = v > 30 ? (float)(pb / v) : 1;
-    for (int y = 0; y < p->h; y++)
-        for (int x = 0; x < p->w; x++) {
-            const unsigned char *q = cd__px(p, x, y);
+    /* per column: in the outermost 1.5 mm; inside the 4 mm border
+     * (branch-free below: ink and paper alternate unpredictably) */
+    unsigned char *colf = malloc((size_t)w * 2);
+    *paper_frac = 0;
+    if (!colf)
+        return;
+    for (int x = 0; x < w; x++) {
+        colf[x] = x < edge || x >= w - edge;
+        colf[w + x] = x >= b && x < w - b;
+    }
+    for (int y = 0; y < h; y++) {
+        const unsigned char *r = cd__px(p, 0, y);
+        unsigned char *ink = p->ink + (size_t)y * w, *scr = p->sc + (size_t)y * w;
+        int erow = y < edge || y >= h - edge, brow = y >= b && y < h - b;
+        for (int x = 0; x < w; x++) {
+            const unsigned char *q = r + 3 * x;
             int ibr = q[0] + q[1] + q[2];
             /* colour distance after scaling to the paper's brightness:
              * hue, not shading */
@@ -1317,84 +1367,121 @@ static void cd__ink(cd__patch *p, double *paper_frac, double *paper_sat)
             /* how far from paper: darker, or another hue */
             float dk = (fpb - (float)ibr) * ipb, sc = dc * ipb;
             sc = dk > sc ? dk : sc;
-            unsigned char v = sc > 0.25f ? 1 : sc > 0.15f ? 2 : 0;
-            p->sc[y * p->w + x] = (unsigned char)(sc <= 0 ? 0 : sc >= 1 ? 255 : sc * 255);
+            /* 1 above 0.25, 2 above 0.15, else 0 */
+            int v = (sc > 0.15f) * (2 - (sc > 0.25f));
+            float cl = sc > 0.f ? sc : 0.f;
+            scr[x] = (unsigned char)((cl < 1.f ? cl : 1.f) * 255);
             /* the outermost 1.5 mm: the card's edge, the seam, the mat;
              * never print (indices start further in), and it would join
              * an index glyph to the outline */
-            if (v == 1 && (x < edge || y < edge || x >= p->w - edge || y >= p->h - edge))
-                v = 2;
-            p->ink[y * p->w + x] = v;
-            if (x >= b && y >= b && x < p->w - b && y < p->h - b)
-                npaper += v == 0;
+            v += (v == 1) & (erow | colf[x]);
+            ink[x] = (unsigned char)v;
+            npaper += brow & colf[w + x] & (v == 0);
         }
+    }
+    free(colf);
     *paper_frac = n ? (double)npaper / n : 0;
     /* Lines along the card's sides, within 5 mm of them: a frame printed
      * round the face, the card's own edge or a neighbour's seen past a
      * small misplacement.  A column (row) there that is ink over 40% of
      * its length is a line, not an index (an index spans a fifth of a
-     * side); its ink would join the index glyphs. */
+     * side); its ink would join the index glyphs.  Columns first, then
+     * rows (counted after the columns' change). */
     int band = (int)(5 * CD__PPM);
-    for (int side = 0; side < 2; side++) {
-        int nl = side == 0 ? p->w : p->h, len = side == 0 ? p->h : p->w;
-        for (int i = 0; i < nl; i++) {
-            if (i >= band && i < nl - band)
-                continue;
-            int cnt = 0;
-            for (int j = 0; j < len; j++)
-                cnt += p->ink[side == 0 ? j * p->w + i : i * p->w + j] == 1;
-            if (cnt > 0.4 * len)
-                for (int j = 0; j < len; j++) {
-                    unsigned char *v = &p->ink[side == 0 ? j * p->w + i : i * p->w + j];
-                    if (*v == 1)
-                        *v = 2;
-                }
-        }
+    int *cnt = calloc((size_t)(w > h ? w : h), sizeof *cnt);
+    unsigned char *mark = calloc((size_t)w * h, 1);
+    if (!cnt || !mark) {
+        free(cnt);
+        free(mark);
+        return;
+    }
+    for (int y = 0; y < h; y++) {
+        const unsigned char *ink = p->ink + (size_t)y * w;
+        for (int x = 0; x < w; x++)
+            cnt[x] += ink[x] == 1;
+    }
+    for (int y = 0; y < h; y++) {
+        unsigned char *ink = p->ink + (size_t)y * w;
+        for (int x = 0; x < w; x++)
+            if ((x < band || x >= w - band) && cnt[x] > 0.4 * h && ink[x] == 1)
+                ink[x] = 2;
+    }
+    for (int y = 0; y < h; y++) {
+        if (y >= band && y < h - band)
+            continue;
+        unsigned char *ink = p->ink + (size_t)y * w;
+        int c = 0;
+        for (int x = 0; x < w; x++)
+            c += ink[x] == 1;
+        if (c > 0.4 * w)
+            for (int x = 0; x < w; x++)
+                if (ink[x] == 1)
+                    ink[x] = 2;
     }
     /* Long thin lines anywhere: the frame round a court picture passes a
      * millimetre from the indices and joins them when blurred.  A run of
      * ink 15 mm long along a column (row) whose pixels are at most 2 mm
      * thick across it is a line; pips and glyphs are shorter, a picture's
-     * shapes thicker. */
+     * shapes thicker.  (The runs down the columns are followed row by
+     * row, a start per column.) */
     int minrun = (int)(15 * CD__PPM), thick = (int)(2 * CD__PPM);
-    unsigned char *mark = calloc((size_t)p->w * p->h, 1);
-    if (!mark)
-        return;
-    for (int side = 0; side < 2; side++) {
-        /* side 0: vertical runs in columns; 1: horizontal runs in rows */
-        int nl = side == 0 ? p->w : p->h, len = side == 0 ? p->h : p->w;
-        for (int i = 0; i < nl; i++) {
-            int j = 0;
-            while (j < len) {
-#define CD__AT(ii, jj) (side == 0 ? (jj) * p->w + (ii) : (ii) * p->w + (jj))
-                if (p->ink[CD__AT(i, j)] != 1) {
-                    j++;
-                    continue;
-                }
-                int j0 = j;
-                while (j < len && p->ink[CD__AT(i, j)] == 1)
-                    j++;
-                if (j - j0 < minrun)
-                    continue;
-                for (int t = j0; t < j; t++) {
-                    /* thickness across the run at t */
-                    int a = i, b = i;
-                    while (a > 0 && p->ink[CD__AT(a - 1, t)] == 1 && i - a <= thick)
-                        a--;
-                    while (b < nl - 1 && p->ink[CD__AT(b + 1, t)] == 1 && b - i <= thick)
-                        b++;
-                    if (b - a + 1 <= thick)
-                        for (int q = a; q <= b; q++)
-                            mark[CD__AT(q, t)] = 1;
-                }
-#undef CD__AT
+    const unsigned char *ink = p->ink;
+    for (int x = 0; x < w; x++)
+        cnt[x] = -1;
+    for (int y = 0; y <= h; y++)
+        for (int x = 0; x < w; x++) {
+            bool on = y < h && ink[y * w + x] == 1;
+            if (on && cnt[x] < 0)
+                cnt[x] = y;
+            if (on || cnt[x] < 0)
+                continue;
+            int j0 = cnt[x];
+            cnt[x] = -1;
+            if (y - j0 < minrun)
+                continue;
+            for (int t = j0; t < y; t++) {
+                /* thickness across the run at row t */
+                const unsigned char *r = ink + (size_t)t * w;
+                int a = x, e = x;
+                while (a > 0 && r[a - 1] == 1 && x - a <= thick)
+                    a--;
+                while (e < w - 1 && r[e + 1] == 1 && e - x <= thick)
+                    e++;
+                if (e - a + 1 <= thick)
+                    memset(mark + (size_t)t * w + a, 1, (size_t)(e - a + 1));
+            }
+        }
+    for (int y = 0; y < h; y++) {
+        const unsigned char *r = ink + (size_t)y * w;
+        int x = 0;
+        while (x < w) {
+            if (r[x] != 1) {
+                x++;
+                continue;
+            }
+            int x0 = x;
+            while (x < w && r[x] == 1)
+                x++;
+            if (x - x0 < minrun)
+                continue;
+            for (int t = x0; t < x; t++) {
+                /* thickness across the run at column t */
+                int a = y, e = y;
+                while (a > 0 && ink[(a - 1) * w + t] == 1 && y - a <= thick)
+                    a--;
+                while (e < h - 1 && ink[(e + 1) * w + t] == 1 && e - y <= thick)
+                    e++;
+                if (e - a + 1 <= thick)
+                    for (int q = a; q <= e; q++)
+                        mark[q * w + t] = 1;
             }
         }
     }
-    for (int i = 0; i < p->w * p->h; i++)
+    for (int i = 0; i < w * h; i++)
         if (mark[i])
             p->ink[i] = 2;
     free(mark);
+    free(cnt);
 }
 
 /* Connected ink blobs (8-neighbours). */
@@ -1402,8 +1489,7 @@ static void cd__blobs(cd__patch *p)
 {
     int n = p->w * p->h, np = 0;
     p->nblobs = 0;
-    for (int i = 0; i < n; i++)
-        p->lab[i] = -1;
+    memset(p->lab, 0xff, sizeof *p->lab * (size_t)n); /* -1 */
     for (int i = 0; i < n; i++) {
         if (p->ink[i] != 1 || p->lab[i] >= 0 || p->nblobs >= CD__MAXBLOB)
             continue;
@@ -2527,37 +2613,42 @@ int vis_cards_read(vis_cards *c, const vis_image *top, const vis_view *vw, vis_c
  * are mostly paper; one face-down card's back is less than that area. */
 static void cd__hand(const vis_cards *c, cd__det *d, const vis_view *vw, vis_survey *out)
 {
-    int w = d->w, h = d->h;
-    int *stack = malloc(sizeof *stack * (size_t)w * h);
+    int w = d->w, h = d->h, nr = 0;
+    int *stack = malloc(sizeof *stack * (2 * (size_t)w * h + 4));
+    cd__run *runs = malloc(sizeof *runs * ((size_t)h * (w + 1) / 2 + 1));
     unsigned char *seen = calloc((size_t)w * h, 1);
     double px2 = 1 / (d->ppm * d->ppm), min_mm2 = 1.5 * c->cw * c->ch;
-    if (!stack || !seen) {
+    if (!stack || !runs || !seen) {
         free(stack);
+        free(runs);
         free(seen);
         return;
     }
     for (int i0 = 0; i0 < w * h; i0++) {
         if (!d->mask[i0] || seen[i0])
             continue;
-        int ns = 0, head = 0, nforeign = 0;
+        int nforeign = 0;
         bool edge = false;
-        stack[ns++] = i0;
-        seen[i0] = 1;
-        while (head < ns) {
-            int k = stack[head++], y = k / w, x = k - y * w;
-            double tx = d->x0 + (x + 0.5) / d->ppm, ty = d->y0 + (y + 0.5) / d->ppm;
-            if (tx < 2 || ty < 2 || tx > vw->mat_w - 2 || ty > vw->mat_h - 2)
-                edge = true;
-            if (d->ink[k] && d->ex) {
-                /* paper is "ink" on a coloured mat (another hue): bright
-                 * and near-neutral pixels are card stock, not foreign */
-                const unsigned char *p = d->rgb + (size_t)k * 3;
-                double br = p[0] + p[1] + p[2], inv = 1 / (br > 30 ? br : 30);
-                double neu = fabs(p[0] * inv - 1.0 / 3) + fabs(p[1] * inv - 1.0 / 3) +
-                             fabs(p[2] * inv - 1.0 / 3);
-                nforeign += !(d->ex[k] > d->tb && neu * 765 < 70);
+        nr = 0;
+        cd__region(d->mask, 1, w, h, i0, seen, 1, stack, runs, &nr);
+        for (int r = 0; r < nr; r++) {
+            int y = runs[r].y;
+            double ty = d->ty[y];
+            for (int x = runs[r].x0; x <= runs[r].x1; x++) {
+                int k = y * w + x;
+                double tx = d->tx[x];
+                if (tx < 2 || ty < 2 || tx > vw->mat_w - 2 || ty > vw->mat_h - 2)
+                    edge = true;
+                if (d->ink[k] && d->ex) {
+                    /* paper is "ink" on a coloured mat (another hue): bright
+                     * and near-neutral pixels are card stock, not foreign */
+                    const unsigned char *p = d->rgb + (size_t)k * 3;
+                    double br = p[0] + p[1] + p[2], inv = 1 / (br > 30 ? br : 30);
+                    double neu = fabs(p[0] * inv - 1.0 / 3) + fabs(p[1] * inv - 1.0 / 3) +
+                                 fabs(p[2] * inv - 1.0 / 3);
+                    nforeign += !(d->ex[k] > d->tb && neu * 765 < 70);
+                }
             }
-            ns = cd__push4(x, y, w, h, d->mask, 1, seen, 1, stack, ns);
         }
         if (!edge)
             continue;
@@ -2567,6 +2658,7 @@ static void cd__hand(const vis_cards *c, cd__det *d, const vis_view *vw, vis_sur
             out->hand = true;
     }
     free(stack);
+    free(runs);
     free(seen);
 }
 
@@ -2589,7 +2681,7 @@ int vis_cards_survey(vis_cards *c, const vis_image *top, const vis_view *vw, vis
     for (int y = 0; y < d.h; y++)
         for (int x = 0; x < d.w; x++)
             if (d.mask[y * d.w + x]) {
-                double tx = d.x0 + (x + 0.5) / d.ppm, ty = d.y0 + (y + 0.5) / d.ppm;
+                double tx = d.tx[x], ty = d.ty[y];
                 x0 = tx < x0 ? tx : x0;
                 y0 = ty < y0 ? ty : y0;
                 x1 = tx > x1 ? tx : x1;
