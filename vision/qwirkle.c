@@ -598,6 +598,22 @@ static long qw__parts(vis_qwirkle *q, qw__seg *g, const int *pix, int n, int t, 
     return m;
 }
 
+static void qw__split_parts(vis_qwirkle *q, qw__seg *g, int *out, long m, int depth, int *scratch);
+static bool qw__table_colour(const vis_qwirkle *q, const vis_view *vw, int w, int h, double med[3],
+                             double spread[3]);
+
+/* Whether the table (the view's edge band) is grey enough that a dark
+ * saturated patch on it is no table in shade (see qw__dim_blobs). */
+static bool qw__neutral_table(const vis_qwirkle *q, const vis_view *vw, int w, int h)
+{
+    double med[3], spread[3], mx, mn;
+    if (!qw__table_colour(q, vw, w, h, med, spread))
+        return false;
+    mx = fmax(med[0], fmax(med[1], med[2]));
+    mn = fmin(med[0], fmin(med[1], med[2]));
+    return mx > 0 && mx - mn < 0.25 * mx;
+}
+
 /* A component too large for one symbol is several symbols, or symbols and
  * a saturated table, joined by blur through the dim body between them:
  * raising the brightness threshold splits it where the body dips.  The
@@ -621,20 +637,130 @@ static void qw__split(vis_qwirkle *q, qw__seg *g, const int *pix, int n, int lab
     t = vmin + (vmax - vmin) / 10 > vmin + 6 ? vmin + (vmax - vmin) / 10 : vmin + 6;
     if (t >= vmax || (m = qw__parts(q, g, pix, n, t, out)) <= 0)
         return;
-    /* each part's pixels are contiguous and share a label */
+    qw__split_parts(q, g, out, m, depth + 1, out + m);
+}
+
+/* Each of the parts out[0..m) (as qw__parts leaves them: contiguous, one
+ * label each) of a symbol's size or more, split further. */
+static void qw__split_parts(vis_qwirkle *q, qw__seg *g, int *out, long m, int depth, int *scratch)
+{
     for (long start = 0, end; start < m; start = end) {
         int plab = q->lab[out[start]];
         for (end = start + 1; end < m && q->lab[out[end]] == plab; end++)
             ;
         if ((end - start) * g->px * g->px >= g->amin)
-            qw__split(q, g, out + start, (int)(end - start), plab, depth + 1, out + m);
+            qw__split(q, g, out + start, (int)(end - start), plab, depth, scratch);
     }
 }
 
+/* Grows the pixel list list[0..m) (8-neighbours) through unlabelled
+ * pixels of a class in mask at least t bright, labelling them lab; when
+ * seed >= 0 the list starts as that pixel alone.  Returns the new length. */
+static long qw__flood(vis_qwirkle *q, const qw__seg *g, int seed, int mask, int lab, int t,
+                      int *list, long m)
+{
+    const int w = g->w, h = g->h;
+    long head = 0;
+    if (seed >= 0) {
+        q->lab[seed] = lab;
+        list[m++] = seed;
+    }
+    while (head < m) {
+        int i = list[head++], x = i % w, y = i / w;
+        for (int dy = -1; dy <= 1; dy++)
+            for (int dx = -1; dx <= 1; dx++) {
+                int xx = x + dx, yy = y + dy;
+                size_t j;
+                if (xx < 0 || yy < 0 || xx >= w || yy >= h)
+                    continue;
+                j = (size_t)yy * w + xx;
+                if ((q->cls[j] & mask) && q->lab[j] == -1 && q->val[j] >= t) {
+                    q->lab[j] = lab;
+                    list[m++] = (int)j;
+                }
+            }
+    }
+    return m;
+}
+
+/* How clearly blob b is ringed by darker body: along each of 8 rays from
+ * its centre out past a face's edge, the darkest point against the
+ * blob's peak; returns the largest of those ratios (a top face's symbol
+ * dips into its body every way, a patch of shade beside a cube only
+ * toward the cube). */
+static double qw__ring(const vis_qwirkle *q, const qw__seg *g, const qw__blob *b)
+{
+    const double ppm = 1.0 / g->px, cube = q->cube_mm;
+    int peak = 0;
+    double worst = 0;
+    for (int d = 0; d < 8; d++) {
+        double ca = cos(d * QW__PI / 4), sa = sin(d * QW__PI / 4);
+        int lo = 255;
+        for (double r = 0; r <= 0.56 * cube; r += 0.5 / ppm + 0.01) {
+            int x = (int)floor((b->x + r * ca - g->x0) * ppm);
+            int y = (int)floor((b->y + r * sa - g->y0) * ppm);
+            int v;
+            if (x < 0 || y < 0 || x >= g->w || y >= g->h)
+                break;
+            v = q->val[(size_t)y * g->w + x];
+            if (r < 0.15 * cube)
+                peak = v > peak ? v : peak;
+            else
+                lo = v < lo ? v : lo;
+        }
+        worst = fmax(worst, lo);
+    }
+    return peak > 0 ? worst / peak : 1;
+}
+
+/* Symbols wholly below the body threshold: on a bright table (half its
+ * brightness is the threshold) a blurred green, blue or purple symbol,
+ * a thin star4 above all, can peak below it (sim seed 700022, a pale
+ * table: whole boards unseen; 900040 on lavender).  Such a symbol is
+ * still a saturated patch, so connected dark saturated pixels not yet in
+ * any blob are cut at half their peak and kept as symbols when
+ * - they are no nearer than 0.85 cube to a blob found already (the dim
+ *   rim of a bright symbol, or its side face), and
+ * - the body rings them: every way out to past the face's edge the view
+ *   dips to under 0.8 of their peak (a cube's shadow on a cream table,
+ *   saturated by the ambient light's colour, dips only toward the cube).
+ * Only on a grey table (qw__neutral_table): on a coloured one (wood,
+ * felt) its own shade is dark and saturated everywhere. */
+static void qw__dim_blobs(vis_qwirkle *q, qw__seg *g)
+{
+    const int w = g->w, h = g->h, nb0 = g->nb;
+    int k = nb0;
+    for (size_t s = 0; s < (size_t)w * h; s++) {
+        int *list = q->stack, lab, peak = 0;
+        long m, n2;
+        if (!(q->cls[s] & QW__WEAK) || q->lab[s] != -1)
+            continue;
+        lab = g->nextlab++;
+        m = qw__flood(q, g, (int)s, QW__SYM | QW__WEAK, lab, 0, list, 0);
+        if (m * g->px * g->px < g->amin)
+            continue;
+        for (long j = 0; j < m; j++)
+            peak = q->val[list[j]] > peak ? q->val[list[j]] : peak;
+        n2 = qw__parts(q, g, list, (int)m, peak / 2 > 40 ? peak / 2 : 40, list + m);
+        if (n2 > 0)
+            qw__split_parts(q, g, list + m, n2, 0, list + m + n2);
+    }
+    for (int i = nb0; i < g->nb; i++) {
+        const qw__blob *b = &q->blobs[i];
+        bool near = false;
+        for (int j = 0; j < nb0 && !near; j++)
+            near = hypot(b->x - q->blobs[j].x, b->y - q->blobs[j].y) < 0.85 * q->cube_mm;
+        if (!near && qw__ring(q, g, b) < 0.8)
+            q->blobs[k++] = *b;
+    }
+    g->nb = k;
+}
+
 /* Connected symbol-coloured blobs (8-neighbours) with dark body around
- * them, of a symbol's size.  Returns how many are in q->blobs. */
+ * them, of a symbol's size, and with dim the symbols below the body
+ * threshold too (qw__dim_blobs).  Returns how many are in q->blobs. */
 static int qw__blobs(vis_qwirkle *q, const vis_view *vw, int w, int h, const int *dark,
-                     float min_dark)
+                     float min_dark, bool dim)
 {
     qw__seg g;
     const double cube = q->cube_mm;
@@ -656,27 +782,11 @@ static int qw__blobs(vis_qwirkle *q, const vis_view *vw, int w, int h, const int
         for (int sx = 0; sx < w; sx++) {
             size_t s = (size_t)sy * w + sx;
             int *list = q->stack, lab;
-            long m = 0, head = 0;
+            long m;
             if (!(q->cls[s] & QW__SYM) || q->lab[s] != -1)
                 continue;
             lab = g.nextlab++;
-            q->lab[s] = lab;
-            list[m++] = (int)s;
-            while (head < m) {
-                int i = list[head++], x = i % w, y = i / w;
-                for (int dy = -1; dy <= 1; dy++)
-                    for (int dx = -1; dx <= 1; dx++) {
-                        int xx = x + dx, yy = y + dy;
-                        size_t j;
-                        if (xx < 0 || yy < 0 || xx >= w || yy >= h)
-                            continue;
-                        j = (size_t)yy * w + xx;
-                        if ((q->cls[j] & QW__SYM) && q->lab[j] == -1) {
-                            q->lab[j] = lab;
-                            list[m++] = (int)j;
-                        }
-                    }
-            }
+            m = qw__flood(q, &g, (int)s, QW__SYM, lab, 0, list, 0);
             if (m * g.px * g.px < g.amin && m * g.px * g.px >= 0.25 * g.amin) {
                 /* Too small at the body threshold: a dim symbol (purple,
                  * blue) on a bright table, or a thin star blurred, may
@@ -685,31 +795,17 @@ static int qw__blobs(vis_qwirkle *q, const vis_view *vw, int w, int h, const int
                  * peak smaller than a quarter of the least symbol is left
                  * alone: grown, such glints (on side faces in shade) made
                  * more false cubes than the dim symbols they found. */
-                int peak = 0, t;
+                int peak = 0;
                 for (long k = 0; k < m; k++)
                     peak = q->val[list[k]] > peak ? q->val[list[k]] : peak;
-                t = peak / 2 > 40 ? peak / 2 : 40;
-                head = 0;
-                while (head < m) {
-                    int i = list[head++], x = i % w, y = i / w;
-                    for (int dy = -1; dy <= 1; dy++)
-                        for (int dx = -1; dx <= 1; dx++) {
-                            int xx = x + dx, yy = y + dy;
-                            size_t j;
-                            if (xx < 0 || yy < 0 || xx >= w || yy >= h)
-                                continue;
-                            j = (size_t)yy * w + xx;
-                            if ((q->cls[j] & (QW__SYM | QW__WEAK)) && q->lab[j] == -1 &&
-                                q->val[j] >= t) {
-                                q->lab[j] = lab;
-                                list[m++] = (int)j;
-                            }
-                        }
-                }
+                m = qw__flood(q, &g, -1, QW__SYM | QW__WEAK, lab, peak / 2 > 40 ? peak / 2 : 40,
+                              list, m);
             }
             if (m * g.px * g.px >= g.amin)
                 qw__split(q, &g, list, (int)m, lab, 0, list + m);
         }
+    if (dim)
+        qw__dim_blobs(q, &g);
     return g.nb;
 }
 
@@ -1483,7 +1579,7 @@ int vis_qwirkle_read(vis_qwirkle *q, const vis_image *top, const vis_view *vw, v
     q->cur = q->tmpl;
     q->aratio = 1;
     q->adir = 0;
-    nb = qw__blobs(q, vw, w, h, &dark, 0.45f);
+    nb = qw__blobs(q, vw, w, h, &dark, 0.45f, qw__neutral_table(q, vw, w, h));
     bl = q->blobs;
     body_w = qw__body_contrast(q, vw, w, h, bl, nb, &body_lim);
     has_table = qw__table_colour(q, vw, w, h, table_bgr, table_spread);
@@ -1803,7 +1899,7 @@ int vis_qwirkle_survey(vis_qwirkle *q, const vis_image *top, const vis_view *vw,
         return base_err_set(err, BASE_ERANGE, "the view shows none of the play area");
     out->dark = dark;
     /* lenient: a blob too many only widens the fine view */
-    nb = qw__blobs(q, vw, w, h, &dark, 0.25f);
+    nb = qw__blobs(q, vw, w, h, &dark, 0.25f, qw__neutral_table(q, vw, w, h));
     out->x0_mm = out->y0_mm = 1e9;
     out->x1_mm = out->y1_mm = -1e9;
     {
