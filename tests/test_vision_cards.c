@@ -3,8 +3,8 @@
  * cards, a face-down card, a duplicate, two deck designs, the four suits
  * by shape with their runner-up readings, touching cards on a pale mat
  * beside glare, white cards with black pips on a black mat, a pair side
- * by side on a pale mat, a rotated board, a speckled granite table, bad
- * input) and on simulated camera frames
+ * by side on a pale mat, a rotated board, a speckled granite table, J and
+ * K court cards, bad input) and on simulated camera frames
  * with fixed seeds. */
 #define _XOPEN_SOURCE 700
 #include <setjmp.h>
@@ -416,6 +416,55 @@ static void test_suit_shapes(void **state)
     vis_image_free(img);
 }
 
+/* A court card: a picture filling the centre and, in two corners, the
+ * index letter (strokes, 4 x 6 mm, of a plain sans letter) above a heart. */
+static void draw_court(vis_image *img, double cx, double cy, const double (*st)[4], int nst)
+{
+    design heart = plain;
+    heart.shape = 1;
+    vis_point q[4] = {card_pt(cx, cy, 0, -31, -43.5), card_pt(cx, cy, 0, 31, -43.5),
+                      card_pt(cx, cy, 0, 31, 43.5), card_pt(cx, cy, 0, -31, 43.5)};
+    vis_draw_polygon(img, q, 4, plain.paper, VIS_FILLED, 1, VIS_DRAW_AA, NULL);
+    vis_point pic[4] = {card_pt(cx, cy, 0, -15, -33), card_pt(cx, cy, 0, 15, -33),
+                        card_pt(cx, cy, 0, 15, 33), card_pt(cx, cy, 0, -15, 33)};
+    vis_draw_polygon(img, pic, 4, vis_rgb(40, 60, 170), VIS_FILLED, 1, VIS_DRAW_AA, NULL);
+    for (int s = 1; s >= -1; s -= 2) {
+        /* the glyph's top-left corner at (-28.5, -40) upright; turned by
+         * 180 degrees in the opposite corner */
+        for (int k = 0; k < nst; k++) {
+            vis_point a = card_pt(cx, cy, 0, s * (-28.5 + st[k][0]), s * (-40 + st[k][1]));
+            vis_point b = card_pt(cx, cy, 0, s * (-28.5 + st[k][2]), s * (-40 + st[k][3]));
+            vis_draw_line(img, a, b, heart.ink, (int)(0.8 * PPM + 0.5), VIS_DRAW_AA, NULL);
+        }
+        pip(img, &heart, cx, cy, 0, s * -26.5, s * -29, s * 2.5);
+    }
+}
+
+/* J and K once the blur has filled the letters in: a J with a bar on top
+ * and a short hook (little ink low on the left, some in the middle, as a
+ * K has) was read as a K; the column of the most ink (K's stem at the left
+ * edge, J's stroke right of the middle) tells them apart. */
+static void test_court_letters(void **state)
+{
+    (void)state;
+    static const double jay[4][4] = {{1, 0, 4, 0}, {3, 0, 3, 5}, {3, 5, 2, 6}, {2, 6, 1.2, 5.6}};
+    static const double kay[3][4] = {{0, 0, 0, 6}, {0, 3.4, 4, 0}, {1.3, 2.4, 4, 6}};
+    for (int bi = 0; bi < 2; bi++)
+        for (int l = 0; l < 2; l++) {
+            vis_image *img = new_view();
+            draw_court(img, 200, 220, l == 0 ? jay : kay, l == 0 ? 4 : 3);
+            vis_cards_reading *r = read_view_blur(img, bi == 0 ? 1.8 : 2.2);
+            assert_int_equal(r->ncards, 1);
+            const vis_card *k = card_near(r, 200, 220, 4);
+            assert_non_null(k);
+            assert_true(k->court);
+            assert_int_equal(k->rank, l == 0 ? 11 : 13);
+            assert_int_equal(k->suit, 1); /* hearts */
+            free(r);
+            vis_image_free(img);
+        }
+}
+
 /* White cards on a pale grey mat (little contrast) lit with a bright
  * hotspot beside them, touching edge to edge (63 x 88 on a 63 x 88 grid,
  * a faint seam between them): the survey learns the mat, the read finds
@@ -705,7 +754,7 @@ int main(void)
         cmocka_unit_test(test_suit_shapes),   cmocka_unit_test(test_pale_mat_glare),
         cmocka_unit_test(test_hand),          cmocka_unit_test(test_sim_frame),
         cmocka_unit_test(test_black_mat),     cmocka_unit_test(test_pair_which_way),
-        cmocka_unit_test(test_speckled_table),
+        cmocka_unit_test(test_speckled_table), cmocka_unit_test(test_court_letters),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

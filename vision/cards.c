@@ -41,7 +41,8 @@
  *      J Q K from the index letter: coarse stroke layouts (generic letter
  *      skeletons written below, not pictures of any deck) plus features
  *      that survive 5-8 pixels a letter: Q's hole or empty middle, J's hook
- *      at the bottom left, K's strokes meeting in the middle.
+ *      at the bottom left, K's strokes meeting in the middle and its stem
+ *      at the left edge.
  *    - Otherwise the pips are counted (a blob twice the median pip area is
  *      two pips that ran together); one pip is an ace.
  *    - Suit colour from each symbol's core: which channels the ink darkens
@@ -1785,6 +1786,7 @@ typedef struct cd__glyph {
     int holes;
     double bl;  /* ink share in the bottom-left quarter (J's hook) */
     double mid; /* ink share in the middle ninth (K's junction; Q's hole) */
+    double stem; /* where the column of the most ink lies, 0 left .. 1 right */
 } cd__glyph;
 
 static void cd__glyph_of(const cd__patch *p, const int *ids, int nids, int x0, int y0, int x1,
@@ -1796,6 +1798,7 @@ static void cd__glyph_of(const cd__patch *p, const int *ids, int nids, int x0, i
     if (bw < 2 || bh < 3 || bw > 200 || bh > 200)
         return;
     unsigned char *on = calloc((size_t)(bw + 2) * (bh + 2), 1);
+    double col[200] = {0};
     if (!on)
         return;
     for (int y = y0; y <= y1; y++)
@@ -1804,9 +1807,19 @@ static void cd__glyph_of(const cd__patch *p, const int *ids, int nids, int x0, i
             for (int k = 0; k < nids; k++)
                 if (l == ids[k]) {
                     hist[p->sc[y * p->w + x]]++;
+                    col[flip ? x1 - x : x - x0] += p->sc[y * p->w + x];
                     n++;
                 }
         }
+    /* The letter's main vertical stroke: the column of the most ink (its
+     * strength, not the thresholded core: a blurred stroke keeps its sum).
+     * K's stem is its left edge; J's stroke lies right of the middle, Q's
+     * bowl puts ink on both sides. */
+    int best = 0;
+    for (int u = 1; u < bw; u++)
+        if (col[u] > col[best])
+            best = u;
+    g->stem = (best + 0.5) / bw;
     int want = n / 5, acc = 0, core = 255;
     while (core > 0 && acc + hist[core] < want)
         acc += hist[core--];
@@ -1947,12 +1960,13 @@ static void cd__index(const cd__patch *p, int corner, double letter[4], int *sui
         /* the stroke layouts alone tell J Q K apart poorly at 5-8 pixels a
          * letter; what survives the blur: Q's hole (or at least its empty
          * middle), J's hook at the bottom left, K's junction of three
-         * strokes in the middle */
+         * strokes in the middle and its stem at the left edge (the column
+         * of the most ink: J's stroke lies right of the middle) */
         cd__glyph gg;
         cd__glyph_of(p, ids, nid, gx0, gy0, gx1, gy1, corner == 1, &gg);
         letter[1] += 12 * (gg.bl - 0.3);
         letter[2] += 2 * (gg.holes > 0) + 4 * (0.11 - gg.mid);
-        letter[3] += 4 * (gg.mid - 0.11);
+        letter[3] += 4 * (gg.mid - 0.11) + 2 * (0.3 - gg.stem);
         *have_letter = nid == 1; /* "10" is two blobs: no letter */
     }
     *suit_blob = sym;
