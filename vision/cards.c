@@ -1488,7 +1488,8 @@ static void cd__ink(cd__patch *p, double *paper_frac, double *paper_sat)
 /* Connected ink blobs (8-neighbours). */
 static void cd__blobs(cd__patch *p)
 {
-    int n = p->w * p->h, np = 0;
+    int n = p->w * p->h, np = 0, w = p->w;
+    const int off[9] = {-w - 1, -w, -w + 1, -1, 0, 1, w - 1, w, w + 1};
     p->nblobs = 0;
     memset(p->lab, 0xff, sizeof *p->lab * (size_t)n); /* -1 */
     for (int i = 0; i < n; i++) {
@@ -1515,16 +1516,27 @@ static void cd__blobs(cd__patch *p)
             bl->x1 = x > bl->x1 ? x : bl->x1;
             bl->y0 = y < bl->y0 ? y : bl->y0;
             bl->y1 = y > bl->y1 ? y : bl->y1;
+            /* weak ink joins a blob it touches: blurred symbols keep
+             * their size (the neighbours row by row; off the patch's
+             * border without bounds checks) */
+            bool strong = p->ink[k] == 1;
+            if (x > 0 && y > 0 && x < p->w - 1 && y < p->h - 1) {
+                for (int t = 0; t < 9; t++) {
+                    int j = k + off[t];
+                    if (p->ink[j] >= 1 && p->lab[j] < 0 && (p->ink[j] == 1 || strong)) {
+                        p->lab[j] = id;
+                        p->pix[np++] = j;
+                    }
+                }
+                continue;
+            }
             for (int dy = -1; dy <= 1; dy++)
                 for (int dx = -1; dx <= 1; dx++) {
                     int xx = x + dx, yy = y + dy;
                     if (xx < 0 || yy < 0 || xx >= p->w || yy >= p->h)
                         continue;
                     int j = yy * p->w + xx;
-                    /* weak ink joins a blob it touches: blurred
-                     * symbols keep their size */
-                    if (p->ink[j] >= 1 && p->lab[j] < 0 &&
-                        (p->ink[j] == 1 || p->ink[k] == 1)) {
+                    if (p->ink[j] >= 1 && p->lab[j] < 0 && (p->ink[j] == 1 || strong)) {
                         p->lab[j] = id;
                         p->pix[np++] = j;
                     }
@@ -1534,13 +1546,11 @@ static void cd__blobs(cd__patch *p)
 }
 
 /* Blobs touching the patch's edge are the mat or a neighbour seen past
- * the card's own edge, not print: dropped (their pixels unlabelled). */
-static void cd__drop_edge_blobs(cd__patch *p)
+ * the card's own edge, not print: dropped (their pixels unlabelled).
+ * Returns the pixels of strong ink left in blobs. */
+static int cd__drop_edge_blobs(cd__patch *p)
 {
-    int keep = 0;
-    int *map = malloc(sizeof *map * (size_t)(p->nblobs ? p->nblobs : 1));
-    if (!map)
-        return;
+    int keep = 0, nink = 0, map[CD__MAXBLOB];
     for (int i = 0; i < p->nblobs; i++) {
         const cd__blob *b = &p->blobs[i];
         bool edge = b->x0 <= 1 || b->y0 <= 1 || b->x1 >= p->w - 2 || b->y1 >= p->h - 2;
@@ -1553,9 +1563,11 @@ static void cd__drop_edge_blobs(cd__patch *p)
             p->lab[i] = map[p->lab[i]];
             if (p->lab[i] < 0)
                 p->ink[i] = 2;
+            else
+                nink += p->ink[i] == 1;
         }
     p->nblobs = keep;
-    free(map);
+    return nink;
 }
 
 /* Ink colour class of a blob: 0 black, 1 red, 2 blue, 3 green. */
@@ -1991,10 +2003,7 @@ static void cd__read_card(cd__patch *p, cd__card *out)
     cd__ink(p, &pfrac, &psat);
     double pbright = (p->paper[0] + p->paper[1] + p->paper[2]) / 3;
     cd__blobs(p);
-    cd__drop_edge_blobs(p);
-    int ninkpx = 0;
-    for (int i = 0; i < p->w * p->h; i++)
-        ninkpx += p->ink[i] == 1 && p->lab[i] >= 0;
+    int ninkpx = cd__drop_edge_blobs(p);
     /* Face down: the face is not paper-like (a coloured or patterned back),
      * or a plain face with no ink on it. */
     if (pfrac < 0.2 || psat > 0.35 || pbright < 60 || ninkpx < 4 * P * P) {
