@@ -32,6 +32,7 @@ struct ref_referee {
     int dx, dy;              /* engine cell = reading cell + (dx, dy) */
     int state;
     bool unsure;             /* the CONFIRM was for a piece read unsure */
+    bool unplaced;           /* ... or for one that fits no reading (REF__DROP) */
     bool has_pending;        /* that unsure reading was a legal move: it */
     int pending_player;      /* stands if play goes on uncorrected */
     rules_move pending;
@@ -432,6 +433,15 @@ static bool ref__legal_change(ref_referee *r, const rules_piece *have, int nh,
     return ok;
 }
 
+/* Whether seen piece p is one of have, at its place. */
+static bool ref__known(const rules_piece *have, int nh, const rules_piece *p)
+{
+    for (int j = 0; j < nh; j++)
+        if (ref__same_place(&have[j], p) && ref__same_piece(&have[j], p))
+            return true;
+    return false;
+}
+
 /* In games where a placed piece never changes, a committed cell read as
  * something else is the committed piece misread (light, glare, a cube
  * knocked askew): what was settled when it was placed stands. */
@@ -452,8 +462,14 @@ static void ref__keep_committed(const ref_referee *r, const rules_piece *have, i
 enum ref__resolution {
     REF__AS_READ, /* judge the reading as it is */
     REF__CHOSEN,  /* seen now holds the one likely legal reading */
-    REF__ASK      /* unsure, and the rules do not settle it */
+    REF__ASK,     /* unsure, and the rules do not settle it */
+    REF__DROP     /* one unsure piece fits no reading: judge the rest */
 };
+
+/* what is said of a piece that fits no reading (see ref__resolve) */
+#define REF__UNPLACED                                                                              \
+    "A piece read as %s (confidence %.2f) fits the rules in no reading: if a cube is there, "     \
+    "straighten it or correct the reading; if not, carry on."
 
 #define REF__CERTAIN 0.9f  /* pieces read at least this sure are not second-guessed */
 #define REF__MAX_TRY 6     /* at most this many pieces' alternatives are combined */
@@ -477,6 +493,35 @@ static void ref__pick(rules_piece *out, const rules_piece *as_read, const ref_al
     out->y = y;
 }
 
+/* The new piece, read below certainty, without which the change is a
+ * legal move or no change at all, when no reading of it is legal (the
+ * caller has tried them): something that is no cube, most likely (the
+ * table showing in a hole of the board between the cubes' side faces);
+ * the least sure such piece, or -1.  *nothing: without it the table is as
+ * it was.  Only where placed pieces never change or leave (the change is
+ * then additions only). */
+static int ref__drop_unsure(ref_referee *r, const rules_piece *have, int nh,
+                            const rules_piece *seen, int ns, const ref_view *v,
+                            rules_piece *trial, rules_move *m, bool *nothing)
+{
+    int best = -1, player;
+    *nothing = false;
+    for (int i = 0; r->fixed && i < ns; i++) {
+        bool none;
+        if (v->conf[i] >= REF__CERTAIN || ref__known(have, nh, &seen[i]) ||
+            (best >= 0 && v->conf[i] >= v->conf[best]))
+            continue;
+        memcpy(trial, seen, sizeof *trial * (size_t)i);
+        memcpy(trial + i, seen + i + 1, sizeof *trial * (size_t)(ns - i - 1));
+        none = ref__same_position(have, nh, trial, ns - 1);
+        if (none || ref__legal_change(r, have, nh, trial, ns - 1, m, &player)) {
+            best = i;
+            *nothing = none;
+        }
+    }
+    return best;
+}
+
 /* Which reading of the new pieces explains the change.  A reading that is
  * sure and legal stands.  Otherwise the alternatives of the new pieces
  * that are not certain are combined (each combination as likely as the
@@ -486,10 +531,15 @@ static void ref__pick(rules_piece *out, const rules_piece *as_read, const ref_al
  * - a reading that breaks the rules gives way to a legal one that is
  *   likely enough and clearly the likeliest (a misread is likelier than a
  *   move against the rules that happens to look like a legal one);
+ * - a reading no alternative of which is legal, but which one new piece
+ *   read below certainty makes illegal (the rest is a legal move, or
+ *   nothing), is judged without that piece, which is asked about (*ask;
+ *   REF__DROP, or REF__ASK when nothing else changed): an illegal move
+ *   announced for what may be no cube at all derails the match;
  * - otherwise a sure reading is judged as read, an unsure one is asked
- *   about. */
+ *   about (*ask: the piece, or -1 for any read below r->min_conf). */
 static int ref__resolve(ref_referee *r, const rules_piece *have, int nh, rules_piece *seen,
-                        int ns, const ref_view *v)
+                        int ns, const ref_view *v, int *ask)
 {
     int idx[REF__MAX_TRY], ntry = 0, player, best_combo = -1, radix[REF__MAX_TRY];
     bool unsure = false, blind = false, primary_legal;
@@ -497,15 +547,14 @@ static int ref__resolve(ref_referee *r, const rules_piece *have, int nh, rules_p
     long ncombo = 1;
     rules_move *m = malloc(sizeof *m);
     rules_piece *trial = malloc(sizeof *trial * REF__MAX_PIECES);
-    int res = REF__AS_READ;
+    int res = REF__AS_READ, drop;
+    bool nothing;
 
+    *ask = -1;
     if (!m || !trial || !v->conf)
         goto done;
     for (int i = 0; i < ns; i++) {
-        bool known = false;
-        for (int j = 0; j < nh && !known; j++)
-            known = ref__same_place(&have[j], &seen[i]) && ref__same_piece(&have[j], &seen[i]);
-        if (known)
+        if (ref__known(have, nh, &seen[i]))
             continue;
         unsure = unsure || v->conf[i] < r->min_conf;
         blind = blind || (v->conf[i] < r->min_conf && !(v->alt && v->alt[i].n > 0));
@@ -561,6 +610,9 @@ static int ref__resolve(ref_referee *r, const rules_piece *have, int nh, rules_p
             ref__pick(&seen[idx[t]], &seen[idx[t]], &v->alt[idx[t]],
                       ref__digit(best_combo, radix, t));
         res = REF__CHOSEN;
+    } else if ((drop = ref__drop_unsure(r, have, nh, seen, ns, v, trial, m, &nothing)) >= 0) {
+        *ask = drop;
+        res = nothing ? REF__ASK : REF__DROP;
     } else {
         res = unsure ? REF__ASK : REF__AS_READ;
     }
@@ -575,9 +627,11 @@ int ref_observe(ref_referee *r, const ref_view *v, base_err *err)
     rules_piece *have = malloc(sizeof *have * REF__MAX_PIECES);
     rules_piece *seen = malloc(sizeof *seen * REF__MAX_PIECES);
     rules_move *m = malloc(sizeof *m);
+    rules_piece *full = NULL, dropped; /* a piece judged without: REF__DROP */
+    float dropped_conf = 0;
     rules_verdict verdict;
     rules_status st;
-    int nh, ns = v->n, nremoved, rc = 0;
+    int nh, ns = v->n, nremoved, rc = 0, res, ask, nfull = 0;
 
     if (!have || !seen || !m) {
         rc = base_err_set(err, BASE_ENOMEM, "out of memory");
@@ -615,11 +669,11 @@ int ref_observe(ref_referee *r, const ref_view *v, base_err *err)
     if (r->state != REF__OK && ref__same_position(r->last_seen, r->nlast_seen, seen, ns)) {
         bool sure = true;
         for (int i = 0; v->conf && i < ns; i++)
-            sure = sure && v->conf[i] >= r->min_conf;
-        if (!(r->unsure && sure))
+            sure = sure && v->conf[i] >= (r->unplaced ? REF__CERTAIN : r->min_conf);
+        if (!((r->unsure || r->unplaced) && sure))
             goto done;
     }
-    r->unsure = false;
+    r->unsure = r->unplaced = false;
 
     /* An unsure reading that nobody corrected stands once play goes on
      * over it: its cells are still filled and more have come.  A cell
@@ -674,13 +728,34 @@ int ref_observe(ref_referee *r, const ref_view *v, base_err *err)
 
     /* Pieces read without confidence are not guessed at: the rules may
      * settle what they are, or the players are asked. */
-    for (int i = 0, res = ref__resolve(r, have, nh, seen, ns, v); res == REF__ASK && i < ns; i++) {
-        bool known = false;
-        for (int j = 0; j < nh && !known; j++)
-            known = ref__same_place(&have[j], &seen[i]) && ref__same_piece(&have[j], &seen[i]);
-        if (!known && v->conf[i] < r->min_conf) {
+    res = ref__resolve(r, have, nh, seen, ns, v, &ask);
+    if (res == REF__DROP) {
+        /* judged without it; asked about once the rest is settled */
+        if (!(full = malloc(sizeof *full * (size_t)ns))) {
+            rc = base_err_set(err, BASE_ENOMEM, "out of memory");
+            goto done;
+        }
+        memcpy(full, seen, sizeof *full * (size_t)ns);
+        nfull = ns;
+        dropped = seen[ask];
+        dropped_conf = v->conf[ask];
+        memmove(seen + ask, seen + ask + 1, sizeof *seen * (size_t)(ns - ask - 1));
+        ns--;
+    }
+    for (int i = 0; res == REF__ASK && i < ns; i++) {
+        if (!ref__known(have, nh, &seen[i]) &&
+            (i == ask || (ask < 0 && v->conf[i] < r->min_conf))) {
             char what[160];
             ref__describe(r, &seen[i], what, sizeof what);
+            if (i == ask) {
+                r->state = REF__CONFIRM;
+                r->unplaced = true;
+                r->has_pending = false;
+                if ((rc = ref__remember(r, seen, ns)) == 0)
+                    ref__emit(r, REF_EV_CONFIRM, 0, -1, NULL, NULL, have, nh, REF__UNPLACED,
+                              what, (double)v->conf[i]);
+                goto done;
+            }
             r->state = REF__CONFIRM;
             r->unsure = true;
             r->has_pending = ref__legal_change(r, have, nh, seen, ns, &r->pending,
@@ -748,6 +823,22 @@ int ref_observe(ref_referee *r, const ref_view *v, base_err *err)
                   "back as it was, or correct the reading.",
                   ns, ns == 1 ? "" : "s", nh);
 done:
+    if (full && rc == 0) {
+        /* The rest was judged; now the piece left out.  The whole reading
+         * is remembered, so that seeing it again asks nothing again. */
+        char what[160];
+        ref__describe(r, &dropped, what, sizeof what);
+        nh = ref__position(ref__game(r), have);
+        if (r->state == REF__OK) {
+            r->state = REF__CONFIRM;
+            r->unplaced = true;
+            r->has_pending = false;
+        }
+        if ((rc = ref__remember(r, full, nfull)) == 0)
+            ref__emit(r, REF_EV_CONFIRM, 0, -1, NULL, NULL, have, nh, REF__UNPLACED, what,
+                      (double)dropped_conf);
+    }
+    free(full);
     free(have);
     free(seen);
     free(m);

@@ -277,6 +277,67 @@ static void test_unexplained_and_unsure(void **state)
     ref_free(r);
 }
 
+/* A piece read below certainty that no reading makes legal (the table
+ * showing in a hole of the board, read as a cube) is asked about, not
+ * announced as an illegal move; a move made while it is still read is
+ * judged without it.  A sure illegal piece is still illegal. */
+static void test_unplaceable_unsure_piece(void **state)
+{
+    log_ l = {0};
+    table t = {0};
+    rules_status st;
+    (void)state;
+    skip_without_qwirkle();
+    ref_referee *r = make(&l, NULL, 0);
+    put(&t, 0, 0, "red", "circle");
+    put(&t, 1, 0, "red", "square");
+    put(&t, 2, 0, "red", "diamond");
+    see(r, &t, -1);
+    put(&t, 0, 1, "blue", "circle");
+    see(r, &t, -1);
+    assert_int_equal(l.n, 2);
+    assert_int_equal(l.kind[1], REF_EV_MOVE);
+    /* Something at (1,1) read as a yellow star8, or a yellow square or a
+     * green star8: beside a red square and a blue circle none can lie. */
+    put(&t, 1, 1, "yellow", "star8");
+    t.conf[4] = 0.67f;
+    t.alt[4].n = 2;
+    t.alt[4].p[0] = t.p[4];
+    t.alt[4].p[0].b = (uint8_t)rules_shape_from_name("square");
+    t.alt[4].w[0] = 0.2f;
+    t.alt[4].p[1] = t.p[4];
+    t.alt[4].p[1].a = (uint8_t)rules_color_from_name("green");
+    t.alt[4].w[1] = 0.1f;
+    see(r, &t, -1);
+    assert_int_equal(l.n, 3);
+    assert_int_equal(l.kind[2], REF_EV_CONFIRM);
+    assert_non_null(strstr(l.text[2], "fits the rules in no reading"));
+    assert_non_null(strstr(l.text[2], "\"x\":1,\"y\":1"));
+    see(r, &t, -1); /* the same reading: nothing said again */
+    assert_int_equal(l.n, 3);
+    /* Ann extends the row while it is still read: her move, 4 points;
+     * then the piece is asked about again. */
+    put(&t, 3, 0, "red", "clover");
+    see(r, &t, -1);
+    assert_int_equal(l.n, 5);
+    assert_int_equal(l.kind[3], REF_EV_MOVE);
+    assert_int_equal(l.player[3], 0);
+    assert_int_equal(l.points[3], 4);
+    assert_int_equal(l.kind[4], REF_EV_CONFIRM);
+    assert_non_null(strstr(l.text[4], "fits the rules in no reading"));
+    rules_game_status(ref_game(r), &st);
+    assert_int_equal(st.to_move, 1);
+    assert_int_equal(st.scores[0], 3 + 4);
+    /* Read surely, the same piece is an illegal move of Bob's. */
+    t.conf[4] = 0.95f;
+    t.alt[4].n = 0;
+    see(r, &t, -1);
+    assert_int_equal(l.n, 6);
+    assert_int_equal(l.kind[5], REF_EV_ILLEGAL);
+    assert_int_equal(l.player[5], 1);
+    ref_free(r);
+}
+
 /* An unsure reading nobody corrects stands once play goes on over it. */
 static void test_unsure_stands_when_play_goes_on(void **state)
 {
@@ -635,6 +696,7 @@ int main(void)
         cmocka_unit_test(test_takeback),
         cmocka_unit_test(test_unexplained_and_unsure),
         cmocka_unit_test(test_unsure_stands_when_play_goes_on),
+        cmocka_unit_test(test_unplaceable_unsure_piece),
         cmocka_unit_test(test_alternatives),
         cmocka_unit_test(test_out_of_turn_and_signals),
         cmocka_unit_test(test_recorded_and_resumed),
