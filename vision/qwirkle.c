@@ -504,8 +504,11 @@ typedef struct qw__seg {
     double px, x0, y0, amin, amax;
     int fr, dark, nb, nextlab;
     float min_dark;
+    double tval; /* the table's brightness (brightest channel; 0: unknown) */
     size_t cap; /* of q->stack, the pixel lists */
 } qw__seg;
+
+static double qw__ring(const vis_qwirkle *q, const qw__seg *g, const qw__blob *b, double *lo);
 
 /* The blob of pixels pix[0..n) (labelled lab): kept when it has a
  * symbol's size and dark body around it. */
@@ -553,8 +556,18 @@ static void qw__accept(vis_qwirkle *q, qw__seg *g, const int *pix, int n, int la
             dk += q->val[j] < lim;
         }
     b.darkfrac = all > 0 ? (float)dk / (float)all : 0.f;
-    if (b.darkfrac < g->min_dark)
-        return;
+    if (b.darkfrac < g->min_dark) {
+        /* A glossy body in a lamp's glare can be as bright as a dim
+         * symbol's blurred mean (sim seed 900041: a green star4 at 86,
+         * its body 45-55 on a table of 80).  It is still a body: darker
+         * than the table all round the symbol, which a bright spot of
+         * the table itself is not.  (A ring at 0.8 of the peak, as for
+         * the dim symbols, let in more: the live referee test lost a
+         * take-back.) */
+        double lo = 255, ring = g->tval > 0 ? qw__ring(q, g, &b, &lo) : 1;
+        if (!(ring < 0.6 && lo < 0.75 * g->tval))
+            return;
+    }
     q->blobs[g->nb++] = b;
 }
 
@@ -602,15 +615,11 @@ static void qw__split_parts(vis_qwirkle *q, qw__seg *g, int *out, long m, int de
 static bool qw__table_colour(const vis_qwirkle *q, const vis_view *vw, int w, int h, double med[3],
                              double spread[3]);
 
-/* Whether the table (the view's edge band) is grey enough that a dark
- * saturated patch on it is no table in shade (see qw__dim_blobs). */
-static bool qw__neutral_table(const vis_qwirkle *q, const vis_view *vw, int w, int h)
+/* Whether the table's colour med is grey enough that a dark saturated
+ * patch on it is no table in shade (see qw__dim_blobs). */
+static bool qw__neutral_table(const double med[3])
 {
-    double med[3], spread[3], mx, mn;
-    if (!qw__table_colour(q, vw, w, h, med, spread))
-        return false;
-    mx = fmax(med[0], fmax(med[1], med[2]));
-    mn = fmin(med[0], fmin(med[1], med[2]));
+    double mx = fmax(med[0], fmax(med[1], med[2])), mn = fmin(med[0], fmin(med[1], med[2]));
     return mx > 0 && mx - mn < 0.25 * mx;
 }
 
@@ -687,8 +696,8 @@ static long qw__flood(vis_qwirkle *q, const qw__seg *g, int seed, int mask, int 
  * its centre out past a face's edge, the darkest point against the
  * blob's peak; returns the largest of those ratios (a top face's symbol
  * dips into its body every way, a patch of shade beside a cube only
- * toward the cube). */
-static double qw__ring(const vis_qwirkle *q, const qw__seg *g, const qw__blob *b)
+ * toward the cube), and *lo_out gets that ray's darkest value. */
+static double qw__ring(const vis_qwirkle *q, const qw__seg *g, const qw__blob *b, double *lo_out)
 {
     const double ppm = 1.0 / g->px, cube = q->cube_mm;
     int peak = 0;
@@ -710,6 +719,7 @@ static double qw__ring(const vis_qwirkle *q, const qw__seg *g, const qw__blob *b
         }
         worst = fmax(worst, lo);
     }
+    *lo_out = worst;
     return peak > 0 ? worst / peak : 1;
 }
 
@@ -750,19 +760,22 @@ static void qw__dim_blobs(vis_qwirkle *q, qw__seg *g)
         bool near = false;
         for (int j = 0; j < nb0 && !near; j++)
             near = hypot(b->x - q->blobs[j].x, b->y - q->blobs[j].y) < 0.85 * q->cube_mm;
-        if (!near && qw__ring(q, g, b) < 0.8)
+        double lo;
+        if (!near && qw__ring(q, g, b, &lo) < 0.8)
             q->blobs[k++] = *b;
     }
     g->nb = k;
 }
 
 /* Connected symbol-coloured blobs (8-neighbours) with dark body around
- * them, of a symbol's size, and with dim the symbols below the body
- * threshold too (qw__dim_blobs).  Returns how many are in q->blobs. */
+ * them, of a symbol's size, and on a grey table the symbols below the
+ * body threshold too (qw__dim_blobs).  Returns how many are in q->blobs. */
 static int qw__blobs(vis_qwirkle *q, const vis_view *vw, int w, int h, const int *dark,
-                     float min_dark, bool dim)
+                     float min_dark)
 {
     qw__seg g;
+    double med[3], spread[3];
+    bool dim = false;
     const double cube = q->cube_mm;
     memset(&g, 0, sizeof g);
     g.vw = vw;
@@ -776,6 +789,10 @@ static int qw__blobs(vis_qwirkle *q, const vis_view *vw, int w, int h, const int
     g.dark = *dark;
     g.min_dark = min_dark;
     g.cap = q->cap * QW__LISTS;
+    if (qw__table_colour(q, vw, w, h, med, spread)) {
+        g.tval = fmax(med[0], fmax(med[1], med[2]));
+        dim = qw__neutral_table(med);
+    }
     for (size_t i = 0; i < (size_t)w * h; i++)
         q->lab[i] = -1;
     for (int sy = 0; sy < h; sy++)
@@ -1583,7 +1600,7 @@ int vis_qwirkle_read(vis_qwirkle *q, const vis_image *top, const vis_view *vw, v
     q->cur = q->tmpl;
     q->aratio = 1;
     q->adir = 0;
-    nb = qw__blobs(q, vw, w, h, &dark, 0.45f, qw__neutral_table(q, vw, w, h));
+    nb = qw__blobs(q, vw, w, h, &dark, 0.45f);
     bl = q->blobs;
     body_w = qw__body_contrast(q, vw, w, h, bl, nb, &body_lim);
     has_table = qw__table_colour(q, vw, w, h, table_bgr, table_spread);
@@ -1910,7 +1927,7 @@ int vis_qwirkle_survey(vis_qwirkle *q, const vis_image *top, const vis_view *vw,
         return base_err_set(err, BASE_ERANGE, "the view shows none of the play area");
     out->dark = dark;
     /* lenient: a blob too many only widens the fine view */
-    nb = qw__blobs(q, vw, w, h, &dark, 0.25f, qw__neutral_table(q, vw, w, h));
+    nb = qw__blobs(q, vw, w, h, &dark, 0.25f);
     out->x0_mm = out->y0_mm = 1e9;
     out->x1_mm = out->y1_mm = -1e9;
     {
