@@ -4,7 +4,8 @@
  * over a board on a bright table, a dim symbol on a bright table, dim
  * symbols wholly below the body threshold, glossy bodies in glare, a lamp's
  * hot spot, a warm one on a dark mat, felt in the cubes' shade, a tilted
- * camera's blur, a row drifting off the grid) and, through the frame reader, on simulated
+ * camera's blur, a row drifting off the grid, a step off sideways, conf
+ * against the camera's resolution) and, through the frame reader, on simulated
  * camera frames with fixed seeds (a tilted camera among them, one whose
  * cubes' shadows fall where their side faces show); the colour
  * profile learnt from a view; `tablecam recognize` end to end. */
@@ -854,14 +855,16 @@ static void test_tilted_blur(void **state)
  * last is farther from the board's grid than a cube may be (6 mm), but
  * a whole step from its neighbour: it is read, in the cell next to it
  * (sim seed 900002 lost two such cubes on 4 of 10 frames). */
-static void test_drifting_row(void **state)
+/* Two rows of eight cubes, the last three of the first row pushed away
+ * from the second by d5, d6 and d7 mm; the last must be read in the
+ * cell next to the one before it. */
+static void drifting_row(double d5, double d6, double d7)
 {
-    (void)state;
     cube c[16];
     vis_reading *r = malloc(sizeof *r);
     for (int i = 0; i < 16; i++) {
         int col = i % 8, row = i / 8;
-        double drift = row == 0 && col == 6 ? 3.8 : row == 0 && col == 7 ? 7.6 : 0;
+        double drift = row ? 0 : col == 5 ? d5 : col == 6 ? d6 : col == 7 ? d7 : 0;
         /* every colour and shape pair once */
         c[i] = (cube){150 + 20.2 * col, 250 - 20.2 * row + drift, 0, i % 6, (i / 6 + i) % 6};
     }
@@ -881,6 +884,21 @@ static void test_drifting_row(void **state)
                          1);
     }
     free(r);
+}
+
+static void test_drifting_row(void **state)
+{
+    (void)state;
+    drifting_row(0, 3.8, 7.6);
+}
+
+/* The last step 4.5 mm off sideways (a cube slid along its neighbour's
+ * edge, or a symbol's centroid moved by glare over part of it: sim seed
+ * 700013, 4.9 mm), the last cube 9.5 mm off the board's grid. */
+static void test_drifting_step(void **state)
+{
+    (void)state;
+    drifting_row(2.8, 5.0, 9.5);
 }
 
 /* `tablecam recognize` on a file that is no image, and on an image with no
@@ -928,7 +946,7 @@ int main(void)
         cmocka_unit_test(test_soft_board_edge), cmocka_unit_test(test_conf_resolution),
         cmocka_unit_test(test_sim_frames),   cmocka_unit_test(test_side_in_shadow),
         cmocka_unit_test(test_table_in_shade), cmocka_unit_test(test_tilted_blur),
-        cmocka_unit_test(test_drifting_row),
+        cmocka_unit_test(test_drifting_row), cmocka_unit_test(test_drifting_step),
         cmocka_unit_test(test_recognize_command),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1661,13 +1661,16 @@ int vis_qwirkle_read(vis_qwirkle *q, const vis_image *top, const vis_view *vw, v
      * more than the 6 mm the global grid allows (sim seed 900002, tilted
      * 40 degrees: two cubes at the board's far end dropped on 4 of 10
      * frames).  A blob off the grid but a whole step from a cube already
-     * placed, within 0.2 cube of it, takes the cell that step leads to, if
-     * it is free (repeated, so a drifting row is followed). */
+     * placed, within 0.25 cube of it, takes the cell that step leads to,
+     * if it is free (repeated, so a drifting row is followed).  0.25, not
+     * 0.2: a cube slides along its neighbour's edge, and glare over part
+     * of a symbol moves its centroid (sim seed 700013: 4.9 mm off, a
+     * cube dropped on 4 frames); 0.3 lets side faces in (900038). */
     for (int pass = 0; pass < 3; pass++) {
         bool any = false;
         for (int i = 0; i < nb; i++) {
             int best = -1, su = 0, sv = 0;
-            double bres = 0.2 * cube;
+            double bres = 0.25 * cube;
             if (bl[i].cand || bl[i].res >= 0.5 * cube)
                 continue;
             for (int j = 0; j < nb; j++) {
