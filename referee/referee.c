@@ -463,7 +463,8 @@ enum ref__resolution {
     REF__AS_READ, /* judge the reading as it is */
     REF__CHOSEN,  /* seen now holds the one likely legal reading */
     REF__ASK,     /* unsure, and the rules do not settle it */
-    REF__DROP     /* one unsure piece fits no reading: judge the rest */
+    REF__DROP,    /* one unsure piece fits no reading: judge the rest */
+    REF__SAME     /* ... and the rest is what was last alerted about */
 };
 
 /* what is said of a piece that fits no reading (see ref__resolve) */
@@ -493,28 +494,50 @@ static void ref__pick(rules_piece *out, const rules_piece *as_read, const ref_al
     out->y = y;
 }
 
+/* Whether new piece i shares a row or a column with another new piece,
+ * or is the only one (a move of its own). */
+static bool ref__in_line(const rules_piece *have, int nh, const rules_piece *seen, int ns, int i)
+{
+    bool alone = true;
+    for (int j = 0; j < ns; j++)
+        if (j != i && !ref__known(have, nh, &seen[j])) {
+            if (seen[j].x == seen[i].x || seen[j].y == seen[i].y)
+                return true;
+            alone = false;
+        }
+    return alone;
+}
+
 /* The new piece, read below certainty, without which the change is a
  * legal move or no change at all, when no reading of it is legal (the
  * caller has tried them): something that is no cube, most likely (the
  * table showing in a hole of the board between the cubes' side faces);
- * the least sure such piece, or -1.  *nothing: without it the table is as
- * it was.  Only where placed pieces never change or leave (the change is
- * then additions only). */
+ * or one in no row or column with the other new pieces, which no move
+ * can hold together with them: the rest is then judged on its own, legal
+ * or not.  The least sure such piece, or -1.  *nothing: without it the
+ * table is as it was (1), or as it was when the last alert was said (2:
+ * nothing new).  Only where placed pieces never change or leave and a
+ * move lies in one line (the change is then additions only). */
 static int ref__drop_unsure(ref_referee *r, const rules_piece *have, int nh,
                             const rules_piece *seen, int ns, const ref_view *v,
-                            rules_piece *trial, rules_move *m, bool *nothing)
+                            rules_piece *trial, rules_move *m, int *nothing)
 {
     int best = -1, player;
-    *nothing = false;
+    *nothing = 0;
     for (int i = 0; r->fixed && i < ns; i++) {
-        bool none;
+        int none;
         if (v->conf[i] >= REF__CERTAIN || ref__known(have, nh, &seen[i]) ||
             (best >= 0 && v->conf[i] >= v->conf[best]))
             continue;
         memcpy(trial, seen, sizeof *trial * (size_t)i);
         memcpy(trial + i, seen + i + 1, sizeof *trial * (size_t)(ns - i - 1));
-        none = ref__same_position(have, nh, trial, ns - 1);
-        if (none || ref__legal_change(r, have, nh, trial, ns - 1, m, &player)) {
+        none = ref__same_position(have, nh, trial, ns - 1) ? 1
+               : r->state != REF__OK &&
+                       ref__same_position(r->last_seen, r->nlast_seen, trial, ns - 1)
+                   ? 2
+                   : 0;
+        if (none || ref__legal_change(r, have, nh, trial, ns - 1, m, &player) ||
+            !ref__in_line(have, nh, seen, ns, i)) {
             best = i;
             *nothing = none;
         }
@@ -534,7 +557,8 @@ static int ref__drop_unsure(ref_referee *r, const rules_piece *have, int nh,
  * - a reading no alternative of which is legal, but which one new piece
  *   read below certainty makes illegal (the rest is a legal move, or
  *   nothing), is judged without that piece, which is asked about (*ask;
- *   REF__DROP, or REF__ASK when nothing else changed): an illegal move
+ *   REF__DROP, or REF__ASK when nothing else changed, REF__SAME when the
+ *   rest is the reading last alerted about): an illegal move
  *   announced for what may be no cube at all derails the match;
  * - otherwise a sure reading is judged as read, an unsure one is asked
  *   about (*ask: the piece, or -1 for any read below r->min_conf). */
@@ -547,8 +571,7 @@ static int ref__resolve(ref_referee *r, const rules_piece *have, int nh, rules_p
     long ncombo = 1;
     rules_move *m = malloc(sizeof *m);
     rules_piece *trial = malloc(sizeof *trial * REF__MAX_PIECES);
-    int res = REF__AS_READ, drop;
-    bool nothing;
+    int res = REF__AS_READ, drop, nothing;
 
     *ask = -1;
     if (!m || !trial || !v->conf)
@@ -612,7 +635,7 @@ static int ref__resolve(ref_referee *r, const rules_piece *have, int nh, rules_p
         res = REF__CHOSEN;
     } else if ((drop = ref__drop_unsure(r, have, nh, seen, ns, v, trial, m, &nothing)) >= 0) {
         *ask = drop;
-        res = nothing ? REF__ASK : REF__DROP;
+        res = nothing == 2 ? REF__SAME : nothing ? REF__ASK : REF__DROP;
     } else {
         res = unsure ? REF__ASK : REF__AS_READ;
     }
@@ -729,6 +752,12 @@ int ref_observe(ref_referee *r, const ref_view *v, base_err *err)
     /* Pieces read without confidence are not guessed at: the rules may
      * settle what they are, or the players are asked. */
     res = ref__resolve(r, have, nh, seen, ns, v, &ask);
+    if (res == REF__SAME) {
+        /* what was last alerted about, and a piece no reading fits:
+         * nothing new to say until the table changes */
+        rc = ref__remember(r, seen, ns);
+        goto done;
+    }
     if (res == REF__DROP) {
         /* judged without it; asked about once the rest is settled */
         if (!(full = malloc(sizeof *full * (size_t)ns))) {
@@ -825,16 +854,18 @@ int ref_observe(ref_referee *r, const ref_view *v, base_err *err)
 done:
     if (full && rc == 0) {
         /* The rest was judged; now the piece left out.  The whole reading
-         * is remembered, so that seeing it again asks nothing again. */
+         * is remembered, so that seeing it again says nothing again. */
         char what[160];
+        bool settled = r->state == REF__OK;
         ref__describe(r, &dropped, what, sizeof what);
         nh = ref__position(ref__game(r), have);
-        if (r->state == REF__OK) {
+        if (settled) {
             r->state = REF__CONFIRM;
             r->unplaced = true;
             r->has_pending = false;
         }
-        if ((rc = ref__remember(r, full, nfull)) == 0)
+        /* (during the rest's alert the piece is not asked about too) */
+        if ((rc = ref__remember(r, full, nfull)) == 0 && settled)
             ref__emit(r, REF_EV_CONFIRM, 0, -1, NULL, NULL, have, nh, REF__UNPLACED, what,
                       (double)dropped_conf);
     }

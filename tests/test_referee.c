@@ -335,6 +335,52 @@ static void test_unplaceable_unsure_piece(void **state)
     assert_int_equal(l.n, 6);
     assert_int_equal(l.kind[5], REF_EV_ILLEGAL);
     assert_int_equal(l.player[5], 1);
+    /* Gone: the table is back.  Bob lays a cube apart from the board:
+     * illegal; read again beside the hole's unsure piece, it is not
+     * announced a second time. */
+    t.p[4] = t.p[5];
+    t.conf[4] = t.conf[5];
+    t.n = 5;
+    see(r, &t, -1);
+    assert_int_equal(l.n, 7);
+    assert_int_equal(l.kind[6], REF_EV_RESTORED);
+    put(&t, 6, 6, "blue", "square");
+    see(r, &t, -1);
+    assert_int_equal(l.n, 8);
+    assert_int_equal(l.kind[7], REF_EV_ILLEGAL);
+    put(&t, 1, 1, "yellow", "star8");
+    t.conf[6] = 0.67f;
+    t.alt[6] = t.alt[5] = (ref_alts){0};
+    see(r, &t, -1);
+    assert_int_equal(l.n, 8);
+    /* He takes his cube back while the hole is still read: asked about;
+     * then it is no longer read: the table is back. */
+    t.p[5] = t.p[6];
+    t.n = 6;
+    t.conf[5] = 0.67f;
+    see(r, &t, -1);
+    assert_int_equal(l.n, 9);
+    assert_int_equal(l.kind[8], REF_EV_CONFIRM);
+    assert_non_null(strstr(l.text[8], "fits the rules in no reading"));
+    t.n = 5;
+    see(r, &t, -1);
+    assert_int_equal(l.n, 10);
+    assert_int_equal(l.kind[9], REF_EV_RESTORED);
+    rules_game_status(ref_game(r), &st);
+    assert_int_equal(st.to_move, 1);
+    /* A sure cube apart from the board with the hole read very unsure
+     * (no row or column shared, so no move holds both): the cube's illegal
+     * move is announced, naming it alone, and nothing is asked. */
+    put(&t, 6, 6, "blue", "square");
+    put(&t, 1, 1, "yellow", "circle");
+    t.conf[6] = 0.26f;
+    t.alt[6] = (ref_alts){0};
+    see(r, &t, -1);
+    assert_int_equal(l.n, 11);
+    assert_int_equal(l.kind[10], REF_EV_ILLEGAL);
+    assert_int_equal(l.player[10], 1);
+    assert_non_null(strstr(l.text[10], "(6,6)"));
+    assert_null(strstr(l.text[10], "(1,1)"));
     ref_free(r);
 }
 

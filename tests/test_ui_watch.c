@@ -196,13 +196,15 @@ static char *announced_pieces(const char *out)
 }
 
 /* Runs watch on the simulated camera with extra flags; returns its status
- * and the pieces it announced. */
+ * and the pieces it announced.  (960x720: at 640x480 this camera sees the
+ * board at about 0.35 px/mm, and the referee rightly asks about every cube
+ * instead of announcing moves.) */
 static int watch_pieces(const char *db, const char *a1, const char *v1, const char *a2,
                         const char *v2, char **pieces, char **err)
 {
     th_run r;
     const char *argv[] = {"watch", "--game", "qwirkle", "--camera",
-                          "sim:qwirkle:seed=12:640x480:fps=5:moves=2", "--players", "Ann,Bob",
+                          "sim:qwirkle:seed=12:960x720:fps=5:moves=2", "--players", "Ann,Bob",
                           "--db", db, "--json", "--no-keys", a1, v1, a2, v2, NULL};
     assert_int_equal(th_tablecam(&r, NULL, argv), 0);
     *pieces = announced_pieces(r.out);
@@ -242,8 +244,8 @@ static void test_calibration_profiles(void **state)
     /* the simulated camera's own intrinsics and distortion, as a lens
      * profile */
     assert_int_equal(th_tablecam(&r, NULL, (const char *[]){"sim", "--game", "qwirkle", "--seed",
-                                                            "12", "--width", "640", "--height",
-                                                            "480", "--fps", "5", "--frames", "1",
+                                                            "12", "--width", "960", "--height",
+                                                            "720", "--fps", "5", "--frames", "1",
                                                             "--out", truth_dir, NULL}),
                      0);
     assert_int_equal(r.status, 0);
@@ -261,7 +263,7 @@ static void test_calibration_profiles(void **state)
         assert_int_equal(cJSON_GetArraySize(d), 5);
         for (int i = 0; i < 5; i++)
             lens.dist[i] = cJSON_GetArrayItem(d, i)->valuedouble;
-        assert_int_equal(cal_camera_to_json(&lens, 640, 480, 0.1, &json, &e), 0);
+        assert_int_equal(cal_camera_to_json(&lens, 960, 720, 0.1, &json, &e), 0);
         assert_int_equal(th_write_file(lensf, json), 0);
         free(json);
         cJSON_Delete(t);
