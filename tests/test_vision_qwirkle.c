@@ -12,6 +12,7 @@
 #define _XOPEN_SOURCE 700
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
@@ -130,16 +131,45 @@ static vis_view full_view(void)
 
 static const unsigned char wood[3] = {90, 130, 170};
 
-static void read_view(const cube *c, int n, const unsigned char table[3], vis_reading *r)
+/* Reads a drawn view with a new recogniser and no profile; frees img. */
+static void read_image(vis_image *img, vis_reading *r)
 {
     vis_qwirkle *q = NULL;
-    vis_image *img = draw_view(c, n, table);
     vis_view v = full_view();
     base_err e;
     assert_int_equal(vis_qwirkle_new(20, NULL, &q, &e), 0);
     assert_int_equal(vis_qwirkle_read(q, img, &v, r, &e), 0);
     vis_qwirkle_free(q);
     vis_image_free(img);
+}
+
+static void read_view(const cube *c, int n, const unsigned char table[3], vis_reading *r)
+{
+    read_image(draw_view(c, n, table), r);
+}
+
+/* The piece read within 5 mm of (x, y), or -1. */
+static int piece_at(const vis_reading *r, double x, double y)
+{
+    for (int j = 0; j < r->npieces; j++)
+        if (fabs(r->pieces[j].x_mm - x) < 5 && fabs(r->pieces[j].y_mm - y) < 5)
+            return j;
+    return -1;
+}
+
+/* Exactly the n cubes c are read, each where it lies with its colour (and
+ * its shape when shapes). */
+static void expect_cubes(const vis_reading *r, const cube *c, int n, bool shapes)
+{
+    assert_int_equal(r->npieces, n);
+    for (int i = 0; i < n; i++) {
+        int j = piece_at(r, c[i].x, c[i].y);
+        if (j < 0)
+            fail_msg("no cube read at %.1f, %.1f mm", c[i].x, c[i].y);
+        assert_int_equal(r->pieces[j].color, c[i].color);
+        if (shapes)
+            assert_int_equal(r->pieces[j].shape, c[i].shape);
+    }
 }
 
 static void test_empty_board(void **state)
@@ -177,23 +207,8 @@ static void test_blur_on_brown(void **state)
                  {280, 240, 2, RULES_RED, RULES_SQUARE},     {240, 260, 2, RULES_ORANGE, RULES_CIRCLE},
                  {260, 260, 2, RULES_PURPLE, RULES_CIRCLE}, {240, 280, 2, RULES_RED, RULES_DIAMOND}};
     vis_reading *r = malloc(sizeof *r);
-    vis_qwirkle *q = NULL;
-    vis_image *img = draw_view_blurred(c, 6, brown, 3.6 * PPM);
-    vis_view v = full_view();
-    base_err e;
-    assert_int_equal(vis_qwirkle_new(20, NULL, &q, &e), 0);
-    assert_int_equal(vis_qwirkle_read(q, img, &v, r, &e), 0);
-    assert_int_equal(r->npieces, 6);
-    for (int i = 0; i < 6; i++) {
-        int hit = -1;
-        for (int j = 0; j < r->npieces; j++)
-            if (fabs(r->pieces[j].x_mm - c[i].x) < 5 && fabs(r->pieces[j].y_mm - c[i].y) < 5)
-                hit = j;
-        assert_true(hit >= 0);
-        assert_int_equal(r->pieces[hit].color, c[i].color);
-    }
-    vis_qwirkle_free(q);
-    vis_image_free(img);
+    read_image(draw_view_blurred(c, 6, brown, 3.6 * PPM), r);
+    expect_cubes(r, c, 6, false);
     free(r);
 }
 
@@ -217,14 +232,6 @@ static vis_image *through_camera(const vis_image *img, double cam_ppm, int quali
 }
 
 /* Index of the piece read within 5 mm of (x, y), -1 when none. */
-static int piece_at(const vis_reading *r, double x, double y)
-{
-    for (int j = 0; j < r->npieces; j++)
-        if (fabs(r->pieces[j].x_mm - x) < 5 && fabs(r->pieces[j].y_mm - y) < 5)
-            return j;
-    return -1;
-}
-
 /* A coarse camera (1.1 px/mm, a symbol about 11 px across) with a soft
  * lens and JPEG: every shape in every colour, the dim blue and purple
  * among them, is still read. */
@@ -347,21 +354,8 @@ static void test_dim_on_bright(void **state)
                  {260.2, 250, -2, RULES_PURPLE, RULES_STAR4},
                  {280.4, 250, 2, RULES_BLUE, RULES_STAR4}};
     vis_reading *r = malloc(sizeof *r);
-    vis_qwirkle *q = NULL;
-    vis_view v = full_view();
-    base_err e;
-    vis_image *img = draw_view_blurred(c, 3, light, 1.6 * PPM);
-    assert_int_equal(vis_qwirkle_new(20, NULL, &q, &e), 0);
-    assert_int_equal(vis_qwirkle_read(q, img, &v, r, &e), 0);
-    assert_int_equal(r->npieces, 3);
-    for (int i = 0; i < 3; i++) {
-        int j = piece_at(r, c[i].x, c[i].y);
-        assert_true(j >= 0);
-        assert_int_equal(r->pieces[j].color, c[i].color);
-        assert_int_equal(r->pieces[j].shape, c[i].shape);
-    }
-    vis_qwirkle_free(q);
-    vis_image_free(img);
+    read_image(draw_view_blurred(c, 3, light, 1.6 * PPM), r);
+    expect_cubes(r, c, 3, true);
     free(r);
 }
 
@@ -378,20 +372,8 @@ static void test_below_threshold(void **state)
                  {280.4, 250, 2, RULES_BLUE, RULES_STAR4},
                  {260.2, 270.2, 0, RULES_PURPLE, RULES_STAR4}};
     vis_reading *r = malloc(sizeof *r);
-    vis_qwirkle *q = NULL;
-    vis_view v = full_view();
-    base_err e;
-    vis_image *img = draw_view_blurred(c, 4, pale, 2.4 * PPM);
-    assert_int_equal(vis_qwirkle_new(20, NULL, &q, &e), 0);
-    assert_int_equal(vis_qwirkle_read(q, img, &v, r, &e), 0);
-    assert_int_equal(r->npieces, 4);
-    for (int i = 0; i < 4; i++) {
-        int j = piece_at(r, c[i].x, c[i].y);
-        assert_true(j >= 0);
-        assert_int_equal(r->pieces[j].color, c[i].color);
-    }
-    vis_qwirkle_free(q);
-    vis_image_free(img);
+    read_image(draw_view_blurred(c, 4, pale, 2.4 * PPM), r);
+    expect_cubes(r, c, 4, false);
     free(r);
 }
 
@@ -407,20 +389,8 @@ static void test_glossy_body(void **state)
                  {260.2, 250, -2, RULES_GREEN, RULES_STAR4},
                  {260.2, 270.2, 2, RULES_GREEN, RULES_STAR4}};
     vis_reading *r = malloc(sizeof *r);
-    vis_qwirkle *q = NULL;
-    vis_view v = full_view();
-    base_err e;
-    vis_image *img = draw_view_body(c, 3, grey, 1.7 * PPM, 50);
-    assert_int_equal(vis_qwirkle_new(20, NULL, &q, &e), 0);
-    assert_int_equal(vis_qwirkle_read(q, img, &v, r, &e), 0);
-    assert_int_equal(r->npieces, 3);
-    for (int i = 0; i < 3; i++) {
-        int j = piece_at(r, c[i].x, c[i].y);
-        assert_true(j >= 0);
-        assert_int_equal(r->pieces[j].color, c[i].color);
-    }
-    vis_qwirkle_free(q);
-    vis_image_free(img);
+    read_image(draw_view_body(c, 3, grey, 1.7 * PPM, 50), r);
+    expect_cubes(r, c, 3, false);
     free(r);
 }
 
