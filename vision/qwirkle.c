@@ -571,12 +571,42 @@ static void qw__accept(vis_qwirkle *q, qw__seg *g, const int *pix, int n, int la
     q->blobs[g->nb++] = b;
 }
 
+/* Grows the pixel list list[0..m) (8-neighbours) through pixels labelled
+ * from (-1: unlabelled) of a class in mask (0: any) at least t bright,
+ * labelling them lab; when seed >= 0 the list starts as that pixel alone.
+ * Returns the new length. */
+static long qw__flood(vis_qwirkle *q, const qw__seg *g, int seed, int from, int mask, int lab,
+                      int t, int *list, long m)
+{
+    const int w = g->w, h = g->h;
+    long head = 0;
+    if (seed >= 0) {
+        q->lab[seed] = lab;
+        list[m++] = seed;
+    }
+    while (head < m) {
+        int i = list[head++], x = i % w, y = i / w;
+        for (int dy = -1; dy <= 1; dy++)
+            for (int dx = -1; dx <= 1; dx++) {
+                int xx = x + dx, yy = y + dy;
+                size_t j;
+                if (xx < 0 || yy < 0 || xx >= w || yy >= h)
+                    continue;
+                j = (size_t)yy * w + xx;
+                if (q->lab[j] == from && (!mask || (q->cls[j] & mask)) && q->val[j] >= t) {
+                    q->lab[j] = lab;
+                    list[m++] = (int)j;
+                }
+            }
+    }
+    return m;
+}
+
 /* Connected parts (8-neighbours) of the pixels pix[0..n) that are at
  * least t bright, written one after the other to out; each gets a new
  * label.  Returns how many pixels were written, -1 when out has no room. */
 static long qw__parts(vis_qwirkle *q, qw__seg *g, const int *pix, int n, int t, int *out)
 {
-    const int w = g->w, h = g->h;
     const int mark = -2;
     long m = 0;
     if ((size_t)(out - q->stack) + (size_t)n > g->cap)
@@ -584,30 +614,9 @@ static long qw__parts(vis_qwirkle *q, qw__seg *g, const int *pix, int n, int t, 
     for (int k = 0; k < n; k++)
         if (q->val[pix[k]] >= t)
             q->lab[pix[k]] = mark;
-    for (int k = 0; k < n; k++) {
-        long head = m;
-        int lab;
-        if (q->lab[pix[k]] != mark)
-            continue;
-        lab = g->nextlab++;
-        q->lab[pix[k]] = lab;
-        out[m++] = pix[k];
-        while (head < m) {
-            int i = out[head++], x = i % w, y = i / w;
-            for (int dy = -1; dy <= 1; dy++)
-                for (int dx = -1; dx <= 1; dx++) {
-                    int xx = x + dx, yy = y + dy;
-                    size_t j;
-                    if (xx < 0 || yy < 0 || xx >= w || yy >= h)
-                        continue;
-                    j = (size_t)yy * w + xx;
-                    if (q->lab[j] == mark) {
-                        q->lab[j] = lab;
-                        out[m++] = (int)j;
-                    }
-                }
-        }
-    }
+    for (int k = 0; k < n; k++)
+        if (q->lab[pix[k]] == mark)
+            m += qw__flood(q, g, pix[k], mark, 0, g->nextlab++, 0, out + m, 0);
     return m;
 }
 
@@ -660,36 +669,6 @@ static void qw__split_parts(vis_qwirkle *q, qw__seg *g, int *out, long m, int de
         if ((end - start) * g->px * g->px >= g->amin)
             qw__split(q, g, out + start, (int)(end - start), plab, depth, scratch);
     }
-}
-
-/* Grows the pixel list list[0..m) (8-neighbours) through unlabelled
- * pixels of a class in mask at least t bright, labelling them lab; when
- * seed >= 0 the list starts as that pixel alone.  Returns the new length. */
-static long qw__flood(vis_qwirkle *q, const qw__seg *g, int seed, int mask, int lab, int t,
-                      int *list, long m)
-{
-    const int w = g->w, h = g->h;
-    long head = 0;
-    if (seed >= 0) {
-        q->lab[seed] = lab;
-        list[m++] = seed;
-    }
-    while (head < m) {
-        int i = list[head++], x = i % w, y = i / w;
-        for (int dy = -1; dy <= 1; dy++)
-            for (int dx = -1; dx <= 1; dx++) {
-                int xx = x + dx, yy = y + dy;
-                size_t j;
-                if (xx < 0 || yy < 0 || xx >= w || yy >= h)
-                    continue;
-                j = (size_t)yy * w + xx;
-                if ((q->cls[j] & mask) && q->lab[j] == -1 && q->val[j] >= t) {
-                    q->lab[j] = lab;
-                    list[m++] = (int)j;
-                }
-            }
-    }
-    return m;
 }
 
 /* How clearly blob b is ringed by darker body: along each of 8 rays from
@@ -746,7 +725,7 @@ static void qw__dim_blobs(vis_qwirkle *q, qw__seg *g)
         if (!(q->cls[s] & QW__WEAK) || q->lab[s] != -1)
             continue;
         lab = g->nextlab++;
-        m = qw__flood(q, g, (int)s, QW__SYM | QW__WEAK, lab, 0, list, 0);
+        m = qw__flood(q, g, (int)s, -1, QW__SYM | QW__WEAK, lab, 0, list, 0);
         if (m * g->px * g->px < g->amin)
             continue;
         for (long j = 0; j < m; j++)
@@ -803,7 +782,7 @@ static int qw__blobs(vis_qwirkle *q, const vis_view *vw, int w, int h, const int
             if (!(q->cls[s] & QW__SYM) || q->lab[s] != -1)
                 continue;
             lab = g.nextlab++;
-            m = qw__flood(q, &g, (int)s, QW__SYM, lab, 0, list, 0);
+            m = qw__flood(q, &g, (int)s, -1, QW__SYM, lab, 0, list, 0);
             if (m * g.px * g.px < g.amin && m * g.px * g.px >= 0.25 * g.amin) {
                 /* Too small at the body threshold: a dim symbol (purple,
                  * blue) on a bright table, or a thin star blurred, may
@@ -815,7 +794,7 @@ static int qw__blobs(vis_qwirkle *q, const vis_view *vw, int w, int h, const int
                 int peak = 0;
                 for (long k = 0; k < m; k++)
                     peak = q->val[list[k]] > peak ? q->val[list[k]] : peak;
-                m = qw__flood(q, &g, -1, QW__SYM | QW__WEAK, lab, peak / 2 > 40 ? peak / 2 : 40,
+                m = qw__flood(q, &g, -1, -1, QW__SYM | QW__WEAK, lab, peak / 2 > 40 ? peak / 2 : 40,
                               list, m);
             }
             if (m * g.px * g.px >= g.amin)
