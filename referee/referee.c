@@ -508,6 +508,26 @@ static bool ref__in_line(const rules_piece *have, int nh, const rules_piece *see
     return alone;
 }
 
+/* Remembers the reading seen[0..ns) and, when ask, asks about seen[k]
+ * (read conf sure), which fits the rules in no reading (REF__UNPLACED);
+ * have[0..nh) is the position to put back. */
+static int ref__unplaced(ref_referee *r, const rules_piece *seen, int ns, int k, float conf,
+                         const rules_piece *have, int nh, bool ask)
+{
+    char what[160];
+    int rc;
+    if (ask) {
+        r->state = REF__CONFIRM;
+        r->unplaced = true;
+        r->has_pending = false;
+    }
+    if ((rc = ref__remember(r, seen, ns)) != 0 || !ask)
+        return rc;
+    ref__describe(r, &seen[k], what, sizeof what);
+    ref__emit(r, REF_EV_CONFIRM, 0, -1, NULL, NULL, have, nh, REF__UNPLACED, what, (double)conf);
+    return 0;
+}
+
 /* The new piece, read below certainty, without which the change is a
  * legal move or no change at all, when no reading of it is legal (the
  * caller has tried them): something that is no cube, most likely (the
@@ -536,8 +556,8 @@ static int ref__drop_unsure(ref_referee *r, const rules_piece *have, int nh,
                        ref__same_position(r->last_seen, r->nlast_seen, trial, ns - 1)
                    ? 2
                    : 0;
-        if (none || ref__legal_change(r, have, nh, trial, ns - 1, m, &player) ||
-            !ref__in_line(have, nh, seen, ns, i)) {
+        if (none || !ref__in_line(have, nh, seen, ns, i) ||
+            ref__legal_change(r, have, nh, trial, ns - 1, m, &player)) {
             best = i;
             *nothing = none;
         }
@@ -556,10 +576,11 @@ static int ref__drop_unsure(ref_referee *r, const rules_piece *have, int nh,
  *   move against the rules that happens to look like a legal one);
  * - a reading no alternative of which is legal, but which one new piece
  *   read below certainty makes illegal (the rest is a legal move, or
- *   nothing), is judged without that piece, which is asked about (*ask;
- *   REF__DROP, or REF__ASK when nothing else changed, REF__SAME when the
- *   rest is the reading last alerted about): an illegal move
- *   announced for what may be no cube at all derails the match;
+ *   nothing) or which lies in no line with the other new pieces, is
+ *   judged without that piece, which is asked about (*ask; REF__DROP, or
+ *   REF__ASK when nothing else changed, REF__SAME when the rest is the
+ *   reading last alerted about): an illegal move announced for what may
+ *   be no cube at all derails the match;
  * - otherwise a sure reading is judged as read, an unsure one is asked
  *   about (*ask: the piece, or -1 for any read below r->min_conf). */
 static int ref__resolve(ref_referee *r, const rules_piece *have, int nh, rules_piece *seen,
@@ -650,11 +671,10 @@ int ref_observe(ref_referee *r, const ref_view *v, base_err *err)
     rules_piece *have = malloc(sizeof *have * REF__MAX_PIECES);
     rules_piece *seen = malloc(sizeof *seen * REF__MAX_PIECES);
     rules_move *m = malloc(sizeof *m);
-    rules_piece *full = NULL, dropped; /* a piece judged without: REF__DROP */
-    float dropped_conf = 0;
+    rules_piece *full = NULL; /* REF__DROP: the reading with piece ask */
     rules_verdict verdict;
     rules_status st;
-    int nh, ns = v->n, nremoved, rc = 0, res, ask, nfull = 0;
+    int nh, ns = v->n, nremoved, rc = 0, res, ask;
 
     if (!have || !seen || !m) {
         rc = base_err_set(err, BASE_ENOMEM, "out of memory");
@@ -752,10 +772,11 @@ int ref_observe(ref_referee *r, const ref_view *v, base_err *err)
     /* Pieces read without confidence are not guessed at: the rules may
      * settle what they are, or the players are asked. */
     res = ref__resolve(r, have, nh, seen, ns, v, &ask);
-    if (res == REF__SAME) {
-        /* what was last alerted about, and a piece no reading fits:
-         * nothing new to say until the table changes */
-        rc = ref__remember(r, seen, ns);
+    if (res == REF__SAME || (res == REF__ASK && ask >= 0)) {
+        /* a piece no reading fits, beside nothing new (SAME: what was
+         * last alerted about, nothing more to say until the table
+         * changes) */
+        rc = ref__unplaced(r, seen, ns, ask, v->conf[ask], have, nh, res == REF__ASK);
         goto done;
     }
     if (res == REF__DROP) {
@@ -765,26 +786,13 @@ int ref_observe(ref_referee *r, const ref_view *v, base_err *err)
             goto done;
         }
         memcpy(full, seen, sizeof *full * (size_t)ns);
-        nfull = ns;
-        dropped = seen[ask];
-        dropped_conf = v->conf[ask];
         memmove(seen + ask, seen + ask + 1, sizeof *seen * (size_t)(ns - ask - 1));
         ns--;
     }
     for (int i = 0; res == REF__ASK && i < ns; i++) {
-        if (!ref__known(have, nh, &seen[i]) &&
-            (i == ask || (ask < 0 && v->conf[i] < r->min_conf))) {
+        if (!ref__known(have, nh, &seen[i]) && v->conf[i] < r->min_conf) {
             char what[160];
             ref__describe(r, &seen[i], what, sizeof what);
-            if (i == ask) {
-                r->state = REF__CONFIRM;
-                r->unplaced = true;
-                r->has_pending = false;
-                if ((rc = ref__remember(r, seen, ns)) == 0)
-                    ref__emit(r, REF_EV_CONFIRM, 0, -1, NULL, NULL, have, nh, REF__UNPLACED,
-                              what, (double)v->conf[i]);
-                goto done;
-            }
             r->state = REF__CONFIRM;
             r->unsure = true;
             r->has_pending = ref__legal_change(r, have, nh, seen, ns, &r->pending,
@@ -853,21 +861,11 @@ int ref_observe(ref_referee *r, const ref_view *v, base_err *err)
                   ns, ns == 1 ? "" : "s", nh);
 done:
     if (full && rc == 0) {
-        /* The rest was judged; now the piece left out.  The whole reading
-         * is remembered, so that seeing it again says nothing again. */
-        char what[160];
-        bool settled = r->state == REF__OK;
-        ref__describe(r, &dropped, what, sizeof what);
+        /* The rest was judged; now the piece left out, unless the rest
+         * raised an alert of its own.  The whole reading is remembered,
+         * so that seeing it again says nothing again. */
         nh = ref__position(ref__game(r), have);
-        if (settled) {
-            r->state = REF__CONFIRM;
-            r->unplaced = true;
-            r->has_pending = false;
-        }
-        /* (during the rest's alert the piece is not asked about too) */
-        if ((rc = ref__remember(r, full, nfull)) == 0 && settled)
-            ref__emit(r, REF_EV_CONFIRM, 0, -1, NULL, NULL, have, nh, REF__UNPLACED, what,
-                      (double)dropped_conf);
+        rc = ref__unplaced(r, full, v->n, ask, v->conf[ask], have, nh, r->state == REF__OK);
     }
     free(full);
     free(have);

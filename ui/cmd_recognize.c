@@ -56,11 +56,7 @@ int ui_cmd_recognize(int argc, char **argv)
             return ui_fail(self, UI_EXIT_USAGE, "--lens: %s", err.msg);
         cfg.lens = &lens;
     }
-    if (profile && strcmp(game, "qwirkle") != 0)
-        return ui_fail(self, UI_EXIT_USAGE,
-                       "--profile: colour profiles are for qwirkle cubes (the cards reader "
-                       "learns the mat's and the cards' colours from each frame)");
-    if (profile && ui_colors_load(profile, dbpath, &prof, &err) != 0)
+    if (profile && ui_colors_load(profile, dbpath, game, &prof, &err) != 0)
         return ui_fail(self, UI_EXIT_USAGE, "--profile: %s", err.msg);
     if (vis_image_read(pos[0], 3, &img, &err) != 0)
         return ui_fail(self, UI_EXIT_USAGE, "cannot read the image: %s", err.msg);

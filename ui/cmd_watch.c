@@ -1,5 +1,6 @@
 /* ui/cmd_watch.c: `tablecam watch --game G --camera SPEC [--mat MAT]
- * [--lens NAME|FILE] [--profile NAME|FILE] --players A,B [--db FILE] [--http ADDR] [--token T] [--gpio SPEC] [--json]
+ * [--lens NAME|FILE] [--profile NAME|FILE] --players A,B [--db FILE]
+ * [--http ADDR] [--token T] [--gpio SPEC] [--json]
  * [--resume]` referees a live game, printing each announcement as a line. */
 #include "watch.h"
 

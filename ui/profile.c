@@ -9,8 +9,9 @@
 #include "calib.h"
 #include "db.h"
 
-/* A profile by file name, else by name in the database. */
-int ui_profile_load(const char *what, const char *dbpath, const char *kind, char **json,
+/* A profile of kind by file name, else by name in the database; *json is
+ * malloc'ed. */
+static int ui__profile_load(const char *what, const char *dbpath, const char *kind, char **json,
                     base_err *err)
 {
     char k[32];
@@ -47,18 +48,23 @@ int ui_profile_load(const char *what, const char *dbpath, const char *kind, char
 int ui_lens_load(const char *what, const char *dbpath, vis_camera *out, base_err *err)
 {
     char *json = NULL;
-    int rc = ui_profile_load(what, dbpath, CAL_KIND_CAMERA, &json, err);
+    int rc = ui__profile_load(what, dbpath, CAL_KIND_CAMERA, &json, err);
     if (rc == 0)
         rc = cal_camera_from_json(json, out, NULL, NULL, err);
     free(json);
     return rc;
 }
 
-int ui_colors_load(const char *what, const char *dbpath, vis_qwirkle_profile *out,
-                   base_err *err)
+int ui_colors_load(const char *what, const char *dbpath, const char *game,
+                   vis_qwirkle_profile *out, base_err *err)
 {
     char *json = NULL;
-    int rc = ui_profile_load(what, dbpath, CAL_KIND_COLORS, &json, err);
+    int rc;
+    if (strcmp(game, "qwirkle") != 0)
+        return base_err_set(err, BASE_EINVAL,
+                            "colour profiles are for qwirkle cubes (the cards reader learns the "
+                            "mat's and the cards' colours from each frame)");
+    rc = ui__profile_load(what, dbpath, CAL_KIND_COLORS, &json, err);
     if (rc == 0)
         rc = cal_colors_from_json(json, out, err);
     free(json);

@@ -72,14 +72,12 @@ int ui_cmd_serve(int argc, char **argv);
 int ui_cmd_recognize(int argc, char **argv);
 int ui_cmd_calibrate(int argc, char **argv);
 
-/* A calibration profile of kind ("colors", "camera"): the file what, else
- * the profile named what in the database at dbpath.  *json is malloc'ed. */
-int ui_profile_load(const char *what, const char *dbpath, const char *kind, char **json,
-                    base_err *err);
-/* A lens profile (`calibrate camera`) and a colour profile (`calibrate
- * colors`) the same way, parsed; err says what is wrong and where. */
+/* Calibration profiles: the file what, else the profile named what in the
+ * database at dbpath, parsed; err says what is wrong and where.  A lens
+ * (`calibrate camera`); colours (`calibrate colors`), BASE_EINVAL for a
+ * game other than qwirkle. */
 int ui_lens_load(const char *what, const char *dbpath, vis_camera *out, base_err *err);
-int ui_colors_load(const char *what, const char *dbpath, vis_qwirkle_profile *out,
-                   base_err *err);
+int ui_colors_load(const char *what, const char *dbpath, const char *game,
+                   vis_qwirkle_profile *out, base_err *err);
 
 #endif

@@ -299,13 +299,7 @@ int ui_watch_run(const ui_command *cmd, const ui_watch_opts *o)
         status = ui_fail(cmd, UI_EXIT_USAGE, "--lens: %s", err.msg);
         goto done;
     }
-    if (o->profile && strcmp(o->game, "qwirkle") != 0) {
-        status = ui_fail(cmd, UI_EXIT_USAGE,
-                         "--profile: colour profiles are for qwirkle cubes (the cards reader "
-                         "learns the mat's and the cards' colours from each frame)");
-        goto done;
-    }
-    if (o->profile && ui_colors_load(o->profile, o->db_path, &prof, &err) != 0) {
+    if (o->profile && ui_colors_load(o->profile, o->db_path, o->game, &prof, &err) != 0) {
         status = ui_fail(cmd, UI_EXIT_USAGE, "--profile: %s", err.msg);
         goto done;
     }
