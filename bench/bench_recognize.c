@@ -143,6 +143,48 @@ static void table(const char *title, int m[6][7], const char *(*name)(int))
     }
 }
 
+/* Whole-board exactness split by one figure of the frame, to show where
+ * the misses are: edge[i] bounds the bands, a value <= 0 (not measured:
+ * no cube in view) has a row of its own. */
+typedef struct band {
+    const char *unit;
+    int nedge;
+    double edge[8];
+    int n[10], ok[10];
+} band;
+
+static void band_add(band *b, double v, bool ok)
+{
+    int i = 0;
+    if (v <= 0) {
+        i = b->nedge + 1;
+    } else {
+        while (i < b->nedge && v >= b->edge[i])
+            i++;
+    }
+    b->n[i]++;
+    b->ok[i] += ok;
+}
+
+static void band_print(const char *title, const band *b)
+{
+    printf("%s\n", title);
+    for (int i = 0; i <= b->nedge + 1; i++) {
+        char name[40];
+        if (!b->n[i])
+            continue;
+        if (i == b->nedge + 1)
+            snprintf(name, sizeof name, "not measured");
+        else if (i == 0)
+            snprintf(name, sizeof name, "< %.2f %s", b->edge[0], b->unit);
+        else if (i == b->nedge)
+            snprintf(name, sizeof name, ">= %.2f %s", b->edge[i - 1], b->unit);
+        else
+            snprintf(name, sizeof name, "%.2f-%.2f %s", b->edge[i - 1], b->edge[i], b->unit);
+        printf("  %-18s %4d of %4d  %6.2f%%\n", name, b->ok[i], b->n[i], 100.0 * b->ok[i] / b->n[i]);
+    }
+}
+
 int main(int argc, char **argv)
 {
     int want = 300, width = 1280, height = 960, frames = 0, exact = 0, hands = 0, hand_ok = 0;
@@ -153,6 +195,10 @@ int main(int argc, char **argv)
     FILE *idx = NULL;
     double ms = 0;
     cmp c;
+    /* the blur steps the reader can fit (0.5 0.7 0.9 1.15 1.4 1.7 2.0 2.4
+     * 2.8 mm), one to a band */
+    band by_blur = {"mm", 8, {0.6, 0.8, 1.0, 1.3, 1.55, 1.85, 2.2, 2.6}, {0}, {0}};
+    band by_ppm = {"px/mm", 5, {0.6, 0.8, 1.0, 1.25, 1.5}, {0}, {0}};
     ref_reader *rd = NULL;
     ref_reading *reading = malloc(sizeof *reading);
     rules_piece *truth = malloc(sizeof *truth * 200);
@@ -301,6 +347,8 @@ int main(int argc, char **argv)
                 } else {
                     bool ok = compare(truth, nt, reading, &c, false);
                     exact += ok && !reading->hand;
+                    band_add(&by_blur, reading->blur_mm, ok && !reading->hand);
+                    band_add(&by_ppm, reading->cam_px_per_mm, ok && !reading->hand);
                     if (verbose && (!ok || reading->hand)) {
                         cmp scratch;
                         printf("miss: seed %llu frame %d (%d pieces, read %d%s)\n",
@@ -354,6 +402,8 @@ int main(int argc, char **argv)
     for (int d = 0; d < 10; d++)
         printf(" %5d", c.conf_wrong[d]);
     printf("   (wrong: misread or not there)\n");
+    band_print("whole board exact by the symbols' blur the reader fitted (mm)", &by_blur);
+    band_print("whole board exact by the camera's px/mm at the board", &by_ppm);
     printf("mat not found: %d frames\n", errors);
     printf("hand reported on a still board: %d frames (false alarms)\n", hands);
     printf("hand seen when one is in view: %d of %d frames\n", hand_ok, hand_frames);

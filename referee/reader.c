@@ -304,6 +304,7 @@ static int ref__prepare(ref_reader *r, const vis_image *frame, ref_reading *out,
     view.y0_mm = sv.y0_mm - grow;
     view.px_per_mm = ppm;
     view.cam_px_per_mm = cam_ppm;
+    out->cam_px_per_mm = cam_ppm;
     view.dark = sv.dark;
     if ((rc = cal_rectify_roi(frame, &r->fit, lens, height, ppm, view.x0_mm, view.y0_mm,
                               sv.x1_mm - sv.x0_mm + 2 * grow, sv.y1_mm - sv.y0_mm + 2 * grow, &top,
@@ -402,6 +403,7 @@ int ref_reader_read(ref_reader *r, const vis_image *frame, ref_reading *out, bas
         return rc;
     out->grid_angle_deg = r->vr->grid_angle_deg;
     out->pitch_mm = r->vr->pitch_mm;
+    out->blur_mm = r->vr->blur_mm;
     for (int i = 0; i < r->vr->npieces && out->n < REF_MAX_READ; i++) {
         const vis_piece *vp = &r->vr->pieces[i];
         rules_piece *p = &out->pieces[out->n];

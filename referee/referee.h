@@ -175,6 +175,10 @@ typedef struct ref_reading {
     unsigned mat_found;   /* bit i: marker i seen in this frame */
     bool mat_reused;      /* markers covered: the last fit was used */
     double grid_angle_deg, pitch_mm;
+    /* How well this camera sees the pieces (0 when not measured): its own
+     * pixels a millimetre at the board, and (Qwirkle) the symbols' blur on
+     * the table, Gaussian sigma in mm, as the reading fitted it. */
+    double cam_px_per_mm, blur_mm;
 } ref_reading;
 
 /* True when the game has a recogniser. */

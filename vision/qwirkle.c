@@ -1782,6 +1782,8 @@ int vis_qwirkle_read(vis_qwirkle *q, const vis_image *top, const vis_view *vw, v
         for (int k = 1; k < QW__NSIG; k++)
             if (score[k] > score[sig])
                 sig = k;
+        if (used > 0)
+            out->blur_mm = qw__sigmas[sig];
     }
 
     /* Read each cube. */

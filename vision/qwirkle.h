@@ -64,6 +64,9 @@ typedef struct vis_reading {
     double grid_angle_deg; /* grid x axis against the table's x axis */
     double pitch_mm;
     double phase_x_mm, phase_y_mm;
+    double blur_mm;      /* the symbols' blur on the table (Gaussian sigma)
+                          * the reading fitted, 0 with no cube: above about
+                          * 1.7 mm shapes are often misread */
 } vis_reading;
 
 /* Colour prototypes: the mean hue (OpenCV degrees / 2, 0..179) and
