@@ -121,12 +121,32 @@ static void test_errors(void **state)
     assert_non_null(strstr(e.msg, "fps"));
     assert_int_equal(vis_capture_open("v4l2:/dev/video97", &c, &e), BASE_ENODEV);
     assert_int_equal(vis_capture_open("v4l2:camera", &c, &e), BASE_EINVAL);
+    /* size= is checked before the device is looked for, and only a live
+     * camera takes it; fps= only a file. */
+    assert_int_equal(vis_capture_open("v4l2:/dev/video97:size=1280x960", &c, &e), BASE_ENODEV);
+    assert_non_null(strstr(e.msg, "/dev/video97"));
+    assert_int_equal(vis_capture_open("v4l2:/dev/video97:size=1280", &c, &e), BASE_EINVAL);
+    assert_non_null(strstr(e.msg, "WIDTHxHEIGHT"));
+    assert_int_equal(vis_capture_open("v4l2:/dev/video97:size=20x10", &c, &e), BASE_EINVAL);
+    assert_int_equal(vis_capture_open("v4l2:/dev/video97:size=1280x960x3", &c, &e), BASE_EINVAL);
+    assert_int_equal(vis_capture_open("v4l2:/dev/video97:fps=5", &c, &e), BASE_EINVAL);
+    assert_non_null(strstr(e.msg, "fps= is for files"));
+    assert_int_equal(vis_capture_open("v4l2:/dev/video97:zoom=2", &c, &e), BASE_EINVAL);
+    assert_non_null(strstr(e.msg, "unknown option 'zoom=2'"));
+    assert_int_equal(vis_capture_open("v4l2:/dev/video9x", &c, &e), BASE_EINVAL);
+    assert_int_equal(vis_capture_open("dir:/tmp:size=640x480", &c, &e), BASE_EINVAL);
+    assert_non_null(strstr(e.msg, "size= is for live cameras"));
+    assert_int_equal(vis_capture_open("dir:/tmp:fps=4:fps=x", &c, &e), BASE_EINVAL);
+    assert_int_equal(vis_capture_open("libcamera:0:size=640", &c, &e), BASE_EINVAL);
+    assert_non_null(strstr(e.msg, "WIDTHxHEIGHT"));
     assert_int_equal(vis_capture_open("libcamera:x", &c, &e), BASE_EINVAL);
     /* No camera on this machine: a clear error, not a crash. */
     {
         int rc = vis_capture_open("libcamera:0", &c, &e);
         assert_true(rc == BASE_ENODEV || rc == BASE_EUNSUPPORTED);
         assert_non_null(strstr(e.msg, "libcamera"));
+        rc = vis_capture_open("libcamera:0:size=1640x1232", &c, &e);
+        assert_true(rc == BASE_ENODEV || rc == BASE_EUNSUPPORTED);
     }
     assert_null(c);
     {

@@ -165,21 +165,56 @@ int vis_capture_wrap(const vis_capture_ops *ops, void *self, const char *name, v
     return 0;
 }
 
-/* Splits "dir:frames:fps=15" into the path and the fps option. */
-static int vis__options(const char *rest, char *path, size_t cap, double *fps, base_err *err)
+/* The options after a camera's path: ":fps=F" (files: the frame rate they
+ * are timed at) and ":size=WxH" (live cameras: the frame size to ask for;
+ * the driver gives its nearest).  rest is the spec after the kind. */
+typedef struct vis__opts {
+    double fps;
+    int width, height;
+} vis__opts;
+
+static int vis__options(const char *spec, const char *rest, bool live, char *path, size_t cap,
+                        vis__opts *o, base_err *err)
 {
-    const char *opt = strstr(rest, ":fps=");
+    /* A file's path may hold a ':'; a camera's name does not. */
+    const char *f = strstr(rest, ":fps="), *z = strstr(rest, ":size=");
+    const char *opt = live ? strchr(rest, ':') : f && (!z || f < z) ? f : z;
     size_t len = opt ? (size_t)(opt - rest) : strlen(rest);
     if (len == 0 || len >= cap)
-        return base_err_set(err, BASE_EINVAL, "camera '%s': a path is needed", rest);
+        return base_err_set(err, BASE_EINVAL, "camera '%s': a path is needed", spec);
     memcpy(path, rest, len);
     path[len] = '\0';
-    if (opt) {
+    while (opt && *opt) {
         char *end;
-        *fps = strtod(opt + 5, &end);
-        if (*end || !(*fps > 0 && *fps <= 1000))
-            return base_err_set(err, BASE_EINVAL, "camera '%s': fps must be a number from 0 to 1000",
-                                rest);
+        if (strncmp(opt, ":fps=", 5) == 0) {
+            if (live)
+                return base_err_set(err, BASE_EINVAL,
+                                    "camera '%s': fps= is for files (a live camera runs at its own pace)",
+                                    spec);
+            o->fps = strtod(opt + 5, &end);
+            if ((*end && *end != ':') || !(o->fps > 0 && o->fps <= 1000))
+                return base_err_set(err, BASE_EINVAL, "camera '%s': fps must be a number from 0 to 1000",
+                                    spec);
+        } else if (strncmp(opt, ":size=", 6) == 0) {
+            long w, h = 0;
+            if (!live)
+                return base_err_set(err, BASE_EINVAL,
+                                    "camera '%s': size= is for live cameras (a file has its own size)",
+                                    spec);
+            w = strtol(opt + 6, &end, 10);
+            if (*end == 'x')
+                h = strtol(end + 1, &end, 10);
+            if ((*end && *end != ':') || w < 160 || h < 120 || w > 8192 || h > 8192)
+                return base_err_set(err, BASE_EINVAL,
+                                    "camera '%s': size must be WIDTHxHEIGHT, 160x120 to 8192x8192",
+                                    spec);
+            o->width = (int)w;
+            o->height = (int)h;
+        } else {
+            return base_err_set(err, BASE_EINVAL, "camera '%s': unknown option '%s' (known: %s)",
+                                spec, opt + 1, live ? "size=WxH" : "fps=N");
+        }
+        opt = end;
     }
     return 0;
 }
@@ -187,7 +222,7 @@ static int vis__options(const char *rest, char *path, size_t cap, double *fps, b
 int vis_capture_open(const char *spec, vis_capture **out, base_err *err)
 {
     char path[4096];
-    double fps = 30;
+    vis__opts o = {30, 0, 0};
     int rc;
 
     *out = NULL;
@@ -197,8 +232,9 @@ int vis_capture_open(const char *spec, vis_capture **out, base_err *err)
         static const vis_capture_ops ops = {vis__files_read, vis__files_close, false};
         bool folder = spec[0] == 'd';
         vis__files *f = NULL;
-        if ((rc = vis__options(spec + (folder ? 4 : 5), path, sizeof path, &fps, err)) != 0 ||
-            (rc = vis__open_files(path, folder, fps, &f, err)) != 0)
+        if ((rc = vis__options(spec, spec + (folder ? 4 : 5), false, path, sizeof path, &o, err)) !=
+                0 ||
+            (rc = vis__open_files(path, folder, o.fps, &f, err)) != 0)
             return rc;
         return vis_capture_wrap(&ops, f, spec, out);
     }
@@ -206,21 +242,23 @@ int vis_capture_open(const char *spec, vis_capture **out, base_err *err)
         static const vis_capture_ops file_ops = {vis__video_read, vis__video_close, false};
         static const vis_capture_ops live_ops = {vis__video_read, vis__video_close, true};
         bool live = spec[1] == '4';
-        vis__video *v = calloc(1, sizeof *v);
-        if (!v)
-            return base_err_set(err, BASE_ENOMEM, "out of memory");
-        if ((rc = vis__options(spec + (live ? 5 : 6), path, sizeof path, &fps, err)) != 0) {
-            free(v);
+        vis__video *v;
+        if ((rc = vis__options(spec, spec + (live ? 5 : 6), live, path, sizeof path, &o, err)) != 0)
             return rc;
-        }
-        v->fps = fps;
+        if (!(v = calloc(1, sizeof *v)))
+            return base_err_set(err, BASE_ENOMEM, "out of memory");
+        v->fps = o.fps;
         v->live = live;
         if (live) {
             int index = -1;
-            if (sscanf(path, "/dev/video%d", &index) != 1 && sscanf(path, "%d", &index) != 1)
+            char tail;
+            if (sscanf(path, "/dev/video%d%c", &index, &tail) != 1 &&
+                sscanf(path, "%d%c", &index, &tail) != 1)
                 rc = base_err_set(err, BASE_EINVAL, "camera '%s': expected v4l2:/dev/videoN", spec);
+            else if (o.width > 0)
+                rc = vis_video_open_device(index, o.width, o.height, &v->v, err);
             else
-                rc = vis_video_open_device(index, 0, 0, &v->v, err);
+                rc = vis_video_open_device(index, VIS_CAPTURE_WIDTH, VIS_CAPTURE_HEIGHT, &v->v, err);
         } else {
             rc = vis_video_open_file(path, &v->v, err);
         }
@@ -235,9 +273,11 @@ int vis_capture_open(const char *spec, vis_capture **out, base_err *err)
         void *self = NULL;
         int index;
         char tail;
-        if (sscanf(spec + 10, "%d%c", &index, &tail) != 1 || index < 0)
+        if ((rc = vis__options(spec, spec + 10, true, path, sizeof path, &o, err)) != 0)
+            return rc;
+        if (sscanf(path, "%d%c", &index, &tail) != 1 || index < 0)
             return base_err_set(err, BASE_EINVAL, "camera '%s': expected libcamera:N", spec);
-        if ((rc = vis__libcamera_open(index, &ops, &self, err)) != 0)
+        if ((rc = vis__libcamera_open(index, o.width, o.height, &ops, &self, err)) != 0)
             return rc;
         return vis_capture_wrap(&ops, self, spec, out);
     }

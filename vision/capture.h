@@ -10,7 +10,11 @@
  * Other modules provide more backends through vis_capture_wrap(): the
  * simulator's `sim:` camera is one.  Files and folders are timed at a
  * fixed frame rate (spec option `:fps=N`, default 30); live cameras by the
- * clock. */
+ * clock.  A live camera is asked for a size (option `:size=WxH`; by
+ * default VIS_CAPTURE_WIDTH x VIS_CAPTURE_HEIGHT for V4L2, whose webcams
+ * start at 640x480, where Qwirkle symbols are 5-8 pixels across, and
+ * 1280x960 for libcamera, whose 4:3 sensors crop for 16:9) and gives its
+ * nearest. */
 #ifndef TABLECAM_VISION_CAPTURE_H
 #define TABLECAM_VISION_CAPTURE_H
 
@@ -18,6 +22,9 @@
 
 #include "base.h"
 #include "cv.h"
+
+#define VIS_CAPTURE_WIDTH 1920
+#define VIS_CAPTURE_HEIGHT 1080
 
 typedef struct vis_capture vis_capture;
 

@@ -2176,8 +2176,15 @@ extern "C" int vis_video_open_device(int index, int width, int height,
                 return r;
             }
             if (width > 0 && height > 0) {
+                // Motion JPEG first: over USB 2 the raw formats of large
+                // sizes run at a few frames a second (a driver without it
+                // keeps its own format).
+                v->cap.set(cv::CAP_PROP_FOURCC, cv::VideoWriter::fourcc('M', 'J', 'P', 'G'));
                 v->cap.set(cv::CAP_PROP_FRAME_WIDTH, width);
                 v->cap.set(cv::CAP_PROP_FRAME_HEIGHT, height);
+                BASE_INFO("vision", "%s: asked for %dx%d, got %.0fx%.0f", dev, width, height,
+                          v->cap.get(cv::CAP_PROP_FRAME_WIDTH),
+                          v->cap.get(cv::CAP_PROP_FRAME_HEIGHT));
             }
         } catch (...) {
             delete v;

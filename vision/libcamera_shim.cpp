@@ -119,7 +119,8 @@ void cam_close(void *self)
 
 } // namespace
 
-int vis__libcamera_open(int index, vis_capture_ops *ops, void **self, base_err *err)
+int vis__libcamera_open(int index, int width, int height, vis_capture_ops *ops, void **self,
+                        base_err *err)
 {
     using namespace libcamera;
     std::unique_ptr<Cam> c;
@@ -146,7 +147,7 @@ int vis__libcamera_open(int index, vis_capture_ops *ops, void **self, base_err *
             return base_err_set(err, BASE_ENODEV, "libcamera:%d: no usable stream", index);
         StreamConfiguration &sc = c->config->at(0);
         sc.pixelFormat = formats::RGB888; // bytes B, G, R: OpenCV's order
-        sc.size = Size(1280, 960);
+        sc.size = width > 0 ? Size((unsigned)width, (unsigned)height) : Size(1280, 960);
         sc.bufferCount = 4;
         if (c->config->validate() == CameraConfiguration::Invalid ||
             sc.pixelFormat != formats::RGB888)
@@ -190,8 +191,11 @@ int vis__libcamera_open(int index, vis_capture_ops *ops, void **self, base_err *
 
 #else
 
-int vis__libcamera_open(int index, vis_capture_ops *ops, void **self, base_err *err)
+int vis__libcamera_open(int index, int width, int height, vis_capture_ops *ops, void **self,
+                        base_err *err)
 {
+    (void)width;
+    (void)height;
     (void)ops;
     (void)self;
     return base_err_set(err, BASE_EUNSUPPORTED,

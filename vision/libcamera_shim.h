@@ -10,10 +10,12 @@
 extern "C" {
 #endif
 
-/* Opens camera number index, 1280x960 BGR; auto exposure and white
- * balance run for the first 30 frames, then are held.  BASE_ENODEV when there is no such
- * camera (err says how many libcamera sees). */
-int vis__libcamera_open(int index, vis_capture_ops *ops, void **self, base_err *err);
+/* Opens camera number index, BGR at the size nearest width x height
+ * (0, 0: 1280x960, the sensors' own 4:3 uncropped); auto exposure and white balance run for the first 30 frames,
+ * then are held.  BASE_ENODEV when there is no such camera (err says how
+ * many libcamera sees). */
+int vis__libcamera_open(int index, int width, int height, vis_capture_ops *ops, void **self,
+                        base_err *err);
 
 #ifdef __cplusplus
 }
