@@ -13,6 +13,7 @@
 #define REF__MOTION_DIFF 14 /* grey levels that count as a change */
 #define REF__MAXQ 32
 #define REF__FUSE 3 /* still frames read and combined per still period */
+#define REF__SEEN 9  /* readings whose camera measures give the advice (3 still periods) */
 /* A side names the mover when it holds this many moving pixels (of the
  * 160x120 motion image, over the stretch) and this share of all beyond the
  * play area. */
@@ -41,6 +42,9 @@ struct ref_loop {
     long side_votes[4];  /* moving pixels beyond each side since the last judgement */
     vis_image *prev;     /* the last frame, small and grey */
     double last_overlay;
+    /* the last REF__SEEN readings' measures of how well the camera sees */
+    double seen_ppm[REF__SEEN], seen_blur[REF__SEEN];
+    int nseen;
 };
 
 int ref_loop_new(const ref_loop_config *cfg, ref_loop **out, base_err *err)
@@ -393,6 +397,43 @@ static void ref__judge(ref_loop *l, const vis_image *frame, double t0)
     l->nacc = 0;
 }
 
+static double ref__median(const double *v, int n)
+{
+    double s[REF__SEEN];
+    memcpy(s, v, sizeof *s * (size_t)n);
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && s[j - 1] > s[j]; j--) {
+            double t = s[j];
+            s[j] = s[j - 1];
+            s[j - 1] = t;
+        }
+    return n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+}
+
+/* Keeps how well the camera sees (the blur is fitted per reading and
+ * varies a step either way, so the advice follows the median of the last
+ * few) for the stats and their advice. */
+static void ref__seen(ref_loop *l, const ref_reading *rd)
+{
+    int n;
+    double ppm, blur;
+    if (!(rd->cam_px_per_mm > 0 && rd->blur_mm > 0))
+        return;
+    l->seen_ppm[l->nseen % REF__SEEN] = rd->cam_px_per_mm;
+    l->seen_blur[l->nseen % REF__SEEN] = rd->blur_mm;
+    l->nseen++;
+    n = l->nseen < REF__SEEN ? l->nseen : REF__SEEN;
+    ppm = ref__median(l->seen_ppm, n);
+    blur = ref__median(l->seen_blur, n);
+    pthread_mutex_lock(&l->mu);
+    l->stats.cam_px_per_mm = ppm;
+    l->stats.blur_mm = blur;
+    if (n < 3 || !ref_camera_advice(rules_game_id(ref_game(l->cfg.referee)), ppm, blur,
+                                     l->stats.advice, sizeof l->stats.advice))
+        l->stats.advice[0] = '\0';
+    pthread_mutex_unlock(&l->mu);
+}
+
 /* One still frame read into the next slot.  A hand over the board or no
  * mat ends this still period's reading. */
 static bool ref__read(ref_loop *l, const vis_image *frame)
@@ -407,6 +448,8 @@ static bool ref__read(ref_loop *l, const vis_image *frame)
     else if (rd->hand)
         l->stats.hands++;
     pthread_mutex_unlock(&l->mu);
+    if (rc == 0 && !rd->hand)
+        ref__seen(l, rd);
     if (rc != 0 || rd->hand) {
         ref__overlay(l, frame, rc == 0 ? rd : NULL);
         l->last_overlay = base_now();

@@ -39,6 +39,37 @@ struct ref_reader {
     bool fixed_ppm;
 };
 
+/* The limits, from bench_recognize's split of whole-board exactness (1280x960
+ * frames; 640x480 for the coarsest): below 0.6 px/mm at the board about half
+ * the boards read exactly (50 % of 100 frames), 77-98 % above; with the
+ * symbols blurred by 2 mm or more (the fitted steps 2.0, 2.4, 2.8) 0-69 %,
+ * against 88-100 % below 1.85. */
+#define REF__MIN_PX_PER_MM 0.6
+#define REF__MAX_BLUR_MM 1.85
+
+bool ref_camera_advice(const char *game, double cam_px_per_mm, double blur_mm, char *buf,
+                       size_t cap)
+{
+    if (!game || strcmp(game, "qwirkle") != 0)
+        return false;
+    if (cam_px_per_mm > 0 && cam_px_per_mm < REF__MIN_PX_PER_MM) {
+        snprintf(buf, cap,
+                 "the camera sees the board at %.2f pixels a millimetre, too few to tell the "
+                 "symbols' shapes apart (%.1f are needed): give it a larger frame size "
+                 "(v4l2:/dev/videoN:size=1920x1080) or bring it closer",
+                 cam_px_per_mm, REF__MIN_PX_PER_MM);
+        return true;
+    }
+    if (blur_mm >= REF__MAX_BLUR_MM) {
+        snprintf(buf, cap,
+                 "the symbols look blurred by %.1f mm, so shapes will often be misread and "
+                 "asked about: focus the camera, give it a larger frame size or bring it closer",
+                 blur_mm);
+        return true;
+    }
+    return false;
+}
+
 bool ref_reader_supported(const char *game)
 {
     return game && (strcmp(game, "qwirkle") == 0 || strcmp(game, "cards") == 0);

@@ -181,6 +181,14 @@ typedef struct ref_reading {
     double cam_px_per_mm, blur_mm;
 } ref_reading;
 
+/* Whether the camera sees well enough to read game's pieces, from a
+ * reading's cam_px_per_mm and blur_mm (a median over several readings is
+ * steadier): when not, writes what to do about it into buf and returns
+ * true.  False when not measured (0), and for games whose limits have not
+ * been measured (all but Qwirkle Cubes). */
+bool ref_camera_advice(const char *game, double cam_px_per_mm, double blur_mm, char *buf,
+                       size_t cap);
+
 /* True when the game has a recogniser. */
 bool ref_reader_supported(const char *game);
 
@@ -225,6 +233,11 @@ typedef struct ref_loop_stats {
     int mat_missing;    /* readings that found no mat */
     double last_latency_ms; /* from the table going still to the reading's events */
     double max_latency_ms;
+    /* How well the camera sees the pieces: medians of the last readings
+     * that measured it (ref_reading), 0 before any; advice is
+     * ref_camera_advice()'s text for them, "" when all is well. */
+    double cam_px_per_mm, blur_mm;
+    char advice[256];
 } ref_loop_stats;
 
 typedef struct ref_loop_config {

@@ -578,6 +578,28 @@ static void test_cube2_setup_from_readings(void **state)
     cJSON_Delete(h);
 }
 
+/* The camera advice follows the limits bench_recognize measured: too few
+ * pixels a millimetre first, then too much blur; nothing for games whose
+ * limits are unmeasured, or before anything was measured. */
+static void test_camera_advice(void **state)
+{
+    char buf[256];
+    (void)state;
+    assert_false(ref_camera_advice("qwirkle", 1.0, 0.9, buf, sizeof buf));
+    assert_false(ref_camera_advice("qwirkle", 0.62, 1.7, buf, sizeof buf));
+    assert_false(ref_camera_advice("qwirkle", 0, 0, buf, sizeof buf));
+    assert_true(ref_camera_advice("qwirkle", 0.45, 1.4, buf, sizeof buf));
+    assert_non_null(strstr(buf, "0.45 pixels a millimetre"));
+    assert_non_null(strstr(buf, "size=1920x1080"));
+    assert_true(ref_camera_advice("qwirkle", 0.45, 2.4, buf, sizeof buf));
+    assert_non_null(strstr(buf, "0.45 pixels")); /* the cause to fix first */
+    assert_true(ref_camera_advice("qwirkle", 1.1, 2.0, buf, sizeof buf));
+    assert_non_null(strstr(buf, "blurred by 2.0 mm"));
+    assert_non_null(strstr(buf, "focus the camera"));
+    assert_false(ref_camera_advice("cards", 0.3, 0, buf, sizeof buf));
+    assert_false(ref_camera_advice(NULL, 0.3, 2.8, buf, sizeof buf));
+}
+
 static void test_still_detector(void **state)
 {
     ref_still s;
@@ -736,6 +758,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_still_detector),
+        cmocka_unit_test(test_camera_advice),
         cmocka_unit_test(test_moves_and_translation),
         cmocka_unit_test(test_illegal_then_restored),
         cmocka_unit_test(test_illegal_replaced_by_legal),

@@ -107,6 +107,14 @@ static void test_simulated_match_is_stored_as_announced(void **state)
     assert_int_equal(r.status, 0);
     assert_non_null(strstr(r.out, "summary: match 1,"));
     assert_non_null(strstr(r.err, "match 1, qwirkle, camera sim:qwirkle"));
+    /* 640x480 from this camera is about 0.3 px/mm at the board: the
+     * players are told, once, to give the camera more pixels. */
+    {
+        const char *a = strstr(r.err, "camera: the camera sees the board at 0.");
+        assert_non_null(a);
+        assert_non_null(strstr(a, "size=1920x1080"));
+        assert_null(strstr(a + 1, "camera: the camera sees"));
+    }
     nmove = count_kind(r.out, "move", seqs, 256);
     nillegal = count_kind(r.out, "illegal", seqs + nmove, 256 - nmove);
     /* Every announced move and illegal move is in the store with its seq. */

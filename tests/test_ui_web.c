@@ -542,6 +542,22 @@ static void test_live_state(void **state)
     j = json_of(&r);
     assert_true(cJSON_IsNull(cJSON_GetObjectItem(j, "alert")));
     assert_int_equal(cJSON_GetObjectItem(j, "last_id")->valueint, 2);
+
+    /* A notice stands beside the events until it is replaced or cleared. */
+    assert_true(cJSON_IsNull(cJSON_GetObjectItem(j, "notice")));
+    cJSON_Delete(j);
+    resp_free(&r);
+    assert_int_equal(ui_web_set_notice(f->w, "focus the camera"), 0);
+    r = http(f->port, "GET", "/api/live", NULL, NULL);
+    j = json_of(&r);
+    assert_string_equal(cJSON_GetObjectItem(j, "notice")->valuestring, "focus the camera");
+    assert_true(cJSON_IsNull(cJSON_GetObjectItem(j, "alert")));
+    cJSON_Delete(j);
+    resp_free(&r);
+    assert_int_equal(ui_web_set_notice(f->w, NULL), 0);
+    r = http(f->port, "GET", "/api/live", NULL, NULL);
+    j = json_of(&r);
+    assert_true(cJSON_IsNull(cJSON_GetObjectItem(j, "notice")));
     cJSON_Delete(j);
     resp_free(&r);
 

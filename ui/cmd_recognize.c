@@ -103,6 +103,12 @@ int ui_cmd_recognize(int argc, char **argv)
         ui_print_json_line(root);
         cJSON_Delete(root);
     }
+    {
+        char advice[256];
+        if (ref_camera_advice(game, reading->cam_px_per_mm, reading->blur_mm, advice,
+                              sizeof advice))
+            fprintf(stderr, "tablecam recognize: note: %s\n", advice);
+    }
 done:
     free(reading);
     ref_reader_free(rd);

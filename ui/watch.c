@@ -29,6 +29,7 @@ typedef struct ui__watch {
     char keybuf[1024];
     size_t keylen;
     bool keys_done;   /* standard input ended */
+    char advice[256]; /* the camera advice last shown ("" none) */
 } ui__watch;
 
 static atomic_int ui__signalled;
@@ -174,6 +175,23 @@ static void ui__on_button(void *ctx, const char *action)
         fprintf(stderr, "tablecam watch: a '%s' button means nothing in %s\n", action, w->o->game);
 }
 
+/* Tells the players, once each time it changes, when the camera sees the
+ * pieces too coarsely or blurred to read their shapes reliably. */
+static void ui__camera_advice(ui__watch *w)
+{
+    ref_loop_stats ls;
+    ref_loop_stats_get(w->loop, &ls);
+    if (strcmp(ls.advice, w->advice) == 0)
+        return;
+    if (ls.advice[0])
+        fprintf(stderr, "tablecam watch: camera: %s\n", ls.advice);
+    else
+        fprintf(stderr, "tablecam watch: camera: the pieces are seen clearly enough now\n");
+    memcpy(w->advice, ls.advice, sizeof w->advice);
+    if (w->web)
+        ui_web_set_notice(w->web, ls.advice[0] ? ls.advice : NULL);
+}
+
 static void ui__on_tick(void *ctx)
 {
     ui__watch *w = ctx;
@@ -181,6 +199,7 @@ static void ui__on_tick(void *ctx)
     if (atomic_load(&ui__signalled))
         ref_loop_stop(w->loop);
     ui_gpio_poll(w->gpio, ui__on_button, w);
+    ui__camera_advice(w);
     if (!w->o->keys || w->keys_done)
         return;
     while (poll(&p, 1, 0) == 1 && (p.revents & POLLIN)) {

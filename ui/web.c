@@ -70,6 +70,7 @@ struct ui_web {
     int keep;
     long long last_id;
     char *alert;          /* the event that raised the alert, or NULL */
+    char *notice;         /* ui_web_set_notice()'s text, or NULL */
     char *live;           /* the caller's live state, or NULL */
     long long live_ver;   /* bumped by every ui_web_set_live() and alert change */
     char live_game[32];   /* from the live state: checks the POSTs */
@@ -691,6 +692,9 @@ static cJSON *ui__live_doc(ui_web *w, bool with_events)
     cJSON_AddBoolToObject(doc, "camera", w->frame != NULL);
     if (!cJSON_HasObjectItem(doc, "alert"))
         cJSON_AddItemToObject(doc, "alert", ui__parse_or_null(w->alert));
+    cJSON_DeleteItemFromObjectCaseSensitive(doc, "notice");
+    cJSON_AddItemToObject(doc, "notice",
+                          w->notice ? cJSON_CreateString(w->notice) : cJSON_CreateNull());
     if (with_events) {
         cJSON *ev = cJSON_CreateArray();
         long long first = w->last_id - w->keep + 1;
@@ -1359,6 +1363,7 @@ void ui_web_free(ui_web *w)
         free(w->ring[i]);
     free(w->ring);
     free(w->alert);
+    free(w->notice);
     free(w->live);
     ui__frame_unref(w->frame);
     free(w->db_path);
@@ -1442,6 +1447,20 @@ int ui_web_set_live(ui_web *w, const char *live_json)
     pthread_cond_broadcast(&w->ev_cond);
     pthread_mutex_unlock(&w->mu);
     cJSON_Delete(o);
+    return 0;
+}
+
+int ui_web_set_notice(ui_web *w, const char *text)
+{
+    char *s = NULL;
+    if (text && !(s = ui__strdup(text)))
+        return BASE_ENOMEM;
+    pthread_mutex_lock(&w->mu);
+    free(w->notice);
+    w->notice = s;
+    w->live_ver++;
+    pthread_cond_broadcast(&w->ev_cond);
+    pthread_mutex_unlock(&w->mu);
     return 0;
 }
 

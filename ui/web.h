@@ -92,6 +92,11 @@ int ui_web_publish(ui_web *w, const char *event_json);
  * BASE_EPARSE when not a JSON object.  Thread-safe. */
 int ui_web_set_live(ui_web *w, const char *live_json);
 
+/* Sets the standing notice of the live page (how to fix the camera, say),
+ * shown until replaced; NULL clears it.  In GET /api/live as "notice".
+ * Thread-safe. */
+int ui_web_set_notice(ui_web *w, const char *text);
+
 /* Sets the latest camera frame (JPEG bytes, copied), served as a stream on
  * GET /api/frame.mjpg and as a still on GET /api/frame.jpg.  BASE_EINVAL
  * when the bytes do not start like a JPEG (FF D8 FF).  Thread-safe. */

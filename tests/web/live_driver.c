@@ -139,6 +139,7 @@ static int command(driver *d, const char *line, char *msg, size_t cap)
     cJSON *j = cJSON_Parse(line);
     const cJSON *table = cJSON_GetObjectItemCaseSensitive(j, "table");
     const cJSON *frame = cJSON_GetObjectItemCaseSensitive(j, "frame");
+    const cJSON *notice = cJSON_GetObjectItemCaseSensitive(j, "notice");
     base_err err;
     int rc = 0;
     if (!j) {
@@ -149,7 +150,9 @@ static int command(driver *d, const char *line, char *msg, size_t cap)
         cJSON_Delete(j);
         return 1;
     }
-    if (cJSON_IsArray(table)) {
+    if (notice) { /* what watch does with the camera's advice */
+        ui_web_set_notice(d->web, cJSON_IsString(notice) ? notice->valuestring : NULL);
+    } else if (cJSON_IsArray(table)) {
         rules_piece p[128];
         int n = 0;
         const cJSON *it;

@@ -87,6 +87,15 @@ async function run(opts) {
       await opts.send({ frame: b64 });
       await page.waitForSelector('.camera.has-frame');
     }],
+    ['advice about the camera stands under the header until it is cleared', async () => {
+      if (await page.isVisible('#notice')) throw new Error('a notice shows before there is one');
+      await opts.send({ notice: 'the symbols look blurred by 2.4 mm: focus the camera' });
+      await page.waitForSelector('#notice:not([hidden])');
+      await expectText('#notice', /^Camera: the symbols look blurred by 2\.4 mm: focus the camera\.$/, 'notice');
+      if (await page.isVisible('#alert')) throw new Error('the camera advice raised the alert');
+      await opts.send({ notice: null });
+      await page.waitForSelector('#notice', { state: 'hidden' });
+    }],
     ['a legal move updates the scoreboard and the moves', async () => {
       await opts.send({ table: t1 });
       await expectText('#scoreboard .player[data-seat="0"] .score', /^2$/, 'Ann\'s score');

@@ -174,6 +174,12 @@
     document.body.classList.add('alerting');
   }
 
+  const noticeBox = document.getElementById('notice');
+  function showNotice(text) {
+    noticeBox.textContent = text ? 'Camera: ' + text + (/[.!?]$/.test(text) ? '' : '.') : '';
+    noticeBox.hidden = !text;
+  }
+
   function playerName(i) {
     const p = live.doc && live.doc.players;
     return p && p[i] !== undefined ? p[i] : 'Player ' + (i + 1);
@@ -197,6 +203,7 @@
     if (doc.camera && camImg && !camImg.classList.contains('has-frame')) reloadCamera();
     live.doc = doc;
     showAlert(doc.alert || null);
+    showNotice(doc.notice || null);
     if (route().name === 'live') renderLiveState();
   }
 
@@ -214,6 +221,7 @@
       live.loaded = true;
       live.error = null;
       showAlert(doc.alert || null);
+      showNotice(doc.notice || null);
     } catch (e) {
       live.error = e;
       live.loaded = true;
