@@ -3,7 +3,8 @@
  * things that are not cubes, a coarse JPEG camera, a soft coarse camera
  * over a board on a bright table, a dim symbol on a bright table, dim
  * symbols wholly below the body threshold, glossy bodies in glare, a lamp's
- * hot spot, a warm one on a dark mat, felt in the cubes' shade, a tilted
+ * hot spot, a warm one on a dark mat, felt in the cubes' shade, a hole in
+ * a board on wood, a tilted
  * camera's blur, a row drifting off the grid, a step off sideways, conf
  * against the camera's resolution) and, through the frame reader, on simulated
  * camera frames with fixed seeds (a tilted camera among them, one whose
@@ -753,6 +754,44 @@ static void test_table_in_shade(void **state)
     free(r);
 }
 
+/* A hole in a board on wood: the empty cell shows the grained table at
+ * its own light (the side faces and shade around it dark), a saturated
+ * patch of a symbol's size ringed by body, which was read as an orange
+ * cube (sim seeds 900006, 900023). */
+static void test_hole_on_wood(void **state)
+{
+    (void)state;
+    cube c[8];
+    vis_reading *r = malloc(sizeof *r);
+    vis_image *img;
+    int n = 0;
+    for (int i = 0; i < 9; i++)
+        if (i != 4)
+            c[n++] = (cube){230 + 20.2 * (i % 3), 230 + 20.2 * (i / 3), 1, (i % 2) * 3 + 1, i % 6};
+    img = draw_view_blurred(c, 8, wood, 1.0);
+    for (int y = 0; y < img->height; y++)
+        for (int x = 0; x < img->width; x++) {
+            double tx = (x + 0.5) / PPM - MARGIN, ty = (y + 0.5) / PPM - MARGIN;
+            double hx = tx - 250.2, hy = ty - 250.2, g = 16 * sin(0.8 * ty + 3 * sin(0.05 * tx));
+            unsigned char *p = img->data + (size_t)y * img->stride + 3 * x;
+            bool on_cube = false;
+            for (int i = 0; i < 8; i++)
+                on_cube |= fabs(tx - c[i].x) < 10.5 && fabs(ty - c[i].y) < 10.5;
+            if (fabs(hx) < 9.6 && fabs(hy) < 9.6) {
+                double f = fabs(hx) < 5 && fabs(hy) < 5 ? 1.0 : 0.2;
+                for (int k = 0; k < 3; k++)
+                    p[k] = (unsigned char)(f * (wood[k] + g) + 0.5);
+            } else if (!on_cube) {
+                for (int k = 0; k < 3; k++)
+                    p[k] = (unsigned char)(wood[k] + g);
+            }
+        }
+    read_image(img, r);
+    assert_int_equal(piece_at(r, 250.2, 250.2), -1);
+    expect_cubes(r, c, 8, false);
+    free(r);
+}
+
 /* A tilted camera: its blur is round in the image, so on the table it is
  * longer along the viewing direction (here x) than across it, by 1 /
  * cos(theta) = 1.3.  A 6 x 6 board seen so (0.9 px/mm across, 2 mm of
@@ -915,7 +954,8 @@ int main(void)
         cmocka_unit_test(test_hot_spot),     cmocka_unit_test(test_warm_hot_spot),
         cmocka_unit_test(test_soft_board_edge), cmocka_unit_test(test_conf_resolution),
         cmocka_unit_test(test_sim_frames),   cmocka_unit_test(test_side_in_shadow),
-        cmocka_unit_test(test_table_in_shade), cmocka_unit_test(test_tilted_blur),
+        cmocka_unit_test(test_table_in_shade), cmocka_unit_test(test_hole_on_wood),
+        cmocka_unit_test(test_tilted_blur),
         cmocka_unit_test(test_drifting_row), cmocka_unit_test(test_drifting_step),
         cmocka_unit_test(test_recognize_command),
     };

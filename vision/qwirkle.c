@@ -1529,11 +1529,24 @@ static bool qw__table_colour(const vis_qwirkle *q, const vis_view *vw, int w, in
  * colour line, and one of the table's hue is printed brighter than the
  * felt; but a thin one (a star4) blurred by a soft camera can look as dim
  * as the felt in shade, and is then lost (sim seed 700010, green on green
- * felt, 2 of 10 frames). */
-static bool qw__table_shade(const qw__blob *b, const double med[3], const double spread[3])
+ * felt, 2 of 10 frames).  The tolerance grows with the table's level,
+ * not the patch's, on a coloured table: JPEG's halved chroma bleeds the
+ * neighbouring symbols' colour into a patch in deep shade by a few levels
+ * however dark it is (sim seed 900029, brown felt: the shade between
+ * orange cubes, a = 0.46, 6 levels off, read as an orange star4 on 5
+ * frames).  On a grey table a dim saturated patch is a dim symbol
+ * (700022), so there it stays the patch's own level.
+ * grained: the table is wood (its spread is wide): its shade is a dim
+ * orange symbol's colour (900001), so only a hole in the board is taken,
+ * the table under about its own light (0.8 <= a <= 1.2: a lamp lights the
+ * board's middle more than the view's edge) and on its colour line
+ * within 8 % (such holes were 0.1-6.2 % off, the dim orange symbols on
+ * wood 9.7-14 %). */
+static bool qw__table_shade(const qw__blob *b, const double med[3], const double spread[3],
+                            bool grained)
 {
     const double p[3] = {b->sb / b->sw, b->sg / b->sw, b->sr / b->sw};
-    double pm = 0, mm = 0, res = 0, a, tol;
+    double pm = 0, mm = 0, res = 0, a, tol, lvl;
     for (int c = 0; c < 3; c++) {
         pm += p[c] * med[c];
         mm += med[c] * med[c];
@@ -1541,11 +1554,14 @@ static bool qw__table_shade(const qw__blob *b, const double med[3], const double
     if (mm < 1)
         return false;
     a = pm / mm;
-    if (a < 0.1 || a > 1.05)
+    if (grained ? a < 0.8 || a > 1.2 : a < 0.1 || a > 1.05) {
         return false;
+    }
     for (int c = 0; c < 3; c++)
         res += (p[c] - a * med[c]) * (p[c] - a * med[c]);
-    tol = 3 + 0.06 * (p[0] + p[1] + p[2]) / 3 + 0.5 * a * (spread[0] + spread[1] + spread[2]) / 3;
+    lvl = (qw__neutral_table(med) ? p[0] + p[1] + p[2] : med[0] + med[1] + med[2]) / 3;
+    tol = grained ? 0.08 * (p[0] + p[1] + p[2]) / 3
+                  : 3 + 0.06 * lvl + 0.5 * a * (spread[0] + spread[1] + spread[2]) / 3;
     return sqrt(res / 3) < tol;
 }
 
@@ -1585,15 +1601,16 @@ int vis_qwirkle_read(vis_qwirkle *q, const vis_image *top, const vis_view *vw, v
     has_table = qw__table_colour(q, vw, w, h, table_bgr, table_spread);
     if (has_table) {
         /* The table seen between cubes, or in their shade, is no symbol.
-         * Only on an even table (felt, paper, plain): on wood the grain
-         * moves the colour along a line of its own, and a brown table
-         * under less light is the colour of a dim orange symbol (sim seed
-         * 900001: a blurred orange star4 was dropped). */
+         * On wood (a wide spread) the grain moves the colour along a line
+         * of its own, and a brown table under less light is the colour of
+         * a dim orange symbol (sim seed 900001: a blurred orange star4 was
+         * dropped), so there only a hole in the board at about the
+         * table's own light is taken (qw__table_shade's grained). */
         double lvl = (table_bgr[0] + table_bgr[1] + table_bgr[2]) / 3,
                spr = (table_spread[0] + table_spread[1] + table_spread[2]) / 3;
         int k = 0;
         for (int i = 0; i < nb; i++)
-            if (spr > 0.05 * lvl + 2 || !qw__table_shade(&bl[i], table_bgr, table_spread))
+            if (!qw__table_shade(&bl[i], table_bgr, table_spread, spr > 0.05 * lvl + 2))
                 bl[k++] = bl[i];
         nb = k;
     }
