@@ -40,7 +40,15 @@ struct ref_referee {
     rules_piece *last_seen;  /* the reading that caused ILLEGAL/CONFIRM */
     int nlast_seen;
     rules_piece scratch[REF__MAX_PIECES];
+    char names[RULES_MAX_PLAYERS][40]; /* the header's players ("player N" when unnamed) */
 };
+
+/* Event texts leave out the player the event is about (every front end
+ * shows whose it is beside the text) and name the others. */
+static const char *ref__who(const ref_referee *r, int p)
+{
+    return p >= 0 && p < RULES_MAX_PLAYERS ? r->names[p] : "nobody";
+}
 
 const char *ref_event_name(int kind)
 {
@@ -264,7 +272,7 @@ static void ref__finish_if_over(ref_referee *r, const rules_verdict *v, base_err
     for (int i = 0; i < v->nplayers; i++)
         if (v->winners & (1u << i)) {
             size_t len = strlen(who);
-            snprintf(who + len, sizeof who - len, "%splayer %d", nwin++ ? " and " : "", i + 1);
+            snprintf(who + len, sizeof who - len, "%s%s", nwin++ ? " and " : "", ref__who(r, i));
         }
     if (r->store)
         db_match_finish(r->store, r->match_id, v->scores, v->nplayers, v->winners, err);
@@ -292,8 +300,7 @@ static int ref__play(ref_referee *r, int player, const rules_move *m, const void
         if (rc == 0) {
             rules_piece *pos = r->scratch;
             int n = ref__position(ref__game(r), pos);
-            ref__emit(r, REF_EV_ILLEGAL, seq, player, m, v, pos, n, "Illegal move by player %d: %s",
-                      player + 1, v->reason);
+            ref__emit(r, REF_EV_ILLEGAL, seq, player, m, v, pos, n, "%s.", v->reason);
         }
         return rc;
     }
@@ -304,13 +311,13 @@ static int ref__play(ref_referee *r, int player, const rules_move *m, const void
     }
     if (m->type == RULES_MOVE_REROLL || m->type == RULES_MOVE_DRAW || m->type == RULES_MOVE_PASS)
         /* a signalled turn scores nothing: say what it was */
-        ref__emit(r, REF_EV_MOVE, seq, player, m, v, NULL, 0, "Player %d %s.", player + 1,
+        ref__emit(r, REF_EV_MOVE, seq, player, m, v, NULL, 0, "%s.",
                   m->type == RULES_MOVE_REROLL ? "re-rolls"
                   : m->type == RULES_MOVE_DRAW ? "draws"
                                                : "passes");
     else
-        ref__emit(r, REF_EV_MOVE, seq, player, m, v, NULL, 0, "Player %d: %d point%s.",
-                  player + 1, v->points, v->points == 1 ? "" : "s");
+        ref__emit(r, REF_EV_MOVE, seq, player, m, v, NULL, 0, "%d point%s.", v->points,
+                  v->points == 1 ? "" : "s");
     ref__finish_if_over(r, v, err);
     return 0;
 }
@@ -372,15 +379,6 @@ static bool ref__diff_move(const ref_referee *r, const rules_piece *have, int nh
     if (strcmp(r->game, "cards") == 0)
         return added == 1; /* captured cards may have gone */
     return added > 0 && removed == 0;
-}
-
-static void ref__describe(const ref_referee *r, const rules_piece *p, char *buf, size_t n)
-{
-    cJSON *j = rules_piece_to_json(r->game, p);
-    char *s = j ? cJSON_PrintUnformatted(j) : NULL;
-    snprintf(buf, n, "%s", s ? s : "?");
-    cJSON_free(s);
-    cJSON_Delete(j);
 }
 
 static int ref__remember(ref_referee *r, const rules_piece *seen, int ns)
@@ -523,7 +521,7 @@ static int ref__unplaced(ref_referee *r, const rules_piece *seen, int ns, int k,
     }
     if ((rc = ref__remember(r, seen, ns)) != 0 || !ask)
         return rc;
-    ref__describe(r, &seen[k], what, sizeof what);
+    rules_piece_text(r->game, &seen[k], what, sizeof what);
     ref__emit(r, REF_EV_CONFIRM, 0, -1, NULL, NULL, have, nh, REF__UNPLACED, what, (double)conf);
     return 0;
 }
@@ -692,7 +690,7 @@ int ref_observe(ref_referee *r, const ref_view *v, base_err *err)
     if (base_log_level() >= BASE_LOG_DEBUG)
         for (int i = 0; i < ns; i++) {
             char what[160];
-            ref__describe(r, &seen[i], what, sizeof what);
+            rules_piece_text(r->game, &seen[i], what, sizeof what);
             BASE_DEBUG("referee", "seen %s conf %.2f, %d alternatives%s", what,
                        v->conf ? (double)v->conf[i] : 1.0, v->alt ? v->alt[i].n : 0,
                        i + 1 == ns ? " (end)" : "");
@@ -792,7 +790,7 @@ int ref_observe(ref_referee *r, const ref_view *v, base_err *err)
     for (int i = 0; res == REF__ASK && i < ns; i++) {
         if (!ref__known(have, nh, &seen[i]) && v->conf[i] < r->min_conf) {
             char what[160];
-            ref__describe(r, &seen[i], what, sizeof what);
+            rules_piece_text(r->game, &seen[i], what, sizeof what);
             r->state = REF__CONFIRM;
             r->unsure = true;
             r->has_pending = ref__legal_change(r, have, nh, seen, ns, &r->pending,
@@ -803,7 +801,7 @@ int ref_observe(ref_referee *r, const ref_view *v, base_err *err)
                         r->pending_conf[k] = v->conf[j];
             if ((rc = ref__remember(r, seen, ns)) == 0)
                 ref__emit(r, REF_EV_CONFIRM, 0, -1, NULL, NULL, have, nh,
-                          "I cannot read a piece for sure (%s, confidence %.2f): straighten it, "
+                          "A piece read as %s is unsure (confidence %.2f): straighten it, "
                           "or correct the reading%s.",
                           what, (double)v->conf[i],
                           r->has_pending ? "; if nobody does, it stands when play goes on" : "");
@@ -821,12 +819,12 @@ int ref_observe(ref_referee *r, const ref_view *v, base_err *err)
             memcpy(verdict.scores, st.scores, sizeof verdict.scores);
             snprintf(verdict.rule, sizeof verdict.rule, "out-of-turn");
             snprintf(verdict.reason, sizeof verdict.reason,
-                     "it is player %d's turn, but the move came from player %d's side",
-                     st.to_move + 1, v->mover + 1);
+                     "it is %s's turn, but the move came from %s's side",
+                     ref__who(r, st.to_move), ref__who(r, v->mover));
             r->state = REF__ILLEGAL;
             if ((rc = ref__remember(r, seen, ns)) == 0)
                 ref__emit(r, REF_EV_ILLEGAL, 0, v->mover, m, &verdict, have, nh,
-                          "Out of turn: %s.", verdict.reason);
+                          "out of turn: %s.", verdict.reason);
             goto done;
         }
         rules_game *trial = NULL;
@@ -909,7 +907,7 @@ int ref_undo(ref_referee *r, base_err *err)
     }
     rules_game_free(r->hist[--r->nhist]);
     ref__emit(r, REF_EV_TAKEBACK, seq, player, &m, NULL, NULL, 0,
-              "Player %d's last move was taken back.", player + 1);
+              "the last move was taken back.");
     return rc;
 }
 
@@ -957,7 +955,7 @@ int ref_correct_last(ref_referee *r, const rules_move *m, base_err *err)
     r->hist_move[r->nhist - 1] = *m;
     r->state = REF__OK;
     ref__emit(r, REF_EV_CORRECTED, seq, player, m, &v, NULL, 0,
-              "Corrected: player %d's last move now scores %d.", player + 1, v.points);
+              "the last move was corrected; it now scores %d.", v.points);
     return 0;
 }
 
@@ -1033,6 +1031,14 @@ int ref_new(const ref_config *cfg, base_err *err, ref_referee **out)
         return base_err_set(err, BASE_ENOMEM, "out of memory");
     }
     snprintf(r->game, sizeof r->game, "%s", cfg->game);
+    for (int i = 0; i < RULES_MAX_PLAYERS; i++) {
+        const cJSON *name =
+            cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(cfg->header, "players"), i);
+        if (cJSON_IsString(name) && name->valuestring[0])
+            snprintf(r->names[i], sizeof r->names[i], "%s", name->valuestring);
+        else
+            snprintf(r->names[i], sizeof r->names[i], "player %d", i + 1);
+    }
     r->translate = strcmp(cfg->game, "qwirkle") == 0 || strcmp(cfg->game, "cards") == 0 ||
                    strcmp(cfg->game, "cubed") == 0;
     r->fixed = strcmp(cfg->game, "qwirkle") == 0 || strcmp(cfg->game, "cubed") == 0;

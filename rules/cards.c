@@ -761,4 +761,5 @@ const rules__engine rules__cards_engine = {
     .hand_from_json = rules__cards_hand_from_json,
     .hand_to_json = rules__cards_hand_to_json,
     .verdict_extras = rules__cards_verdict_extras,
+    .piece_text = rules__cards_piece_text,
 };

@@ -5,6 +5,7 @@
 #include "engine.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 static int cards__json_card(const char *name, const char *what, rules_piece *out, base_err *err)
@@ -52,6 +53,17 @@ cJSON *rules__cards_piece_to_json(const rules_piece *p)
     if (p->c)
         cJSON_AddBoolToObject(obj, "face_down", true);
     return obj;
+}
+
+void rules__cards_piece_text(const rules_piece *p, char *buf, size_t n)
+{
+    char name[4];
+    if (p->c)
+        snprintf(buf, n, "a face-down card at (%d,%d)", p->x, p->y);
+    else if (rules_card_name(p->a, p->b, name))
+        snprintf(buf, n, "the %s at (%d,%d)", name, p->x, p->y);
+    else
+        snprintf(buf, n, "an unknown card at (%d,%d)", p->x, p->y);
 }
 
 static int cards__json_square(const cJSON *sq, rules_move *out, base_err *err)

@@ -40,6 +40,9 @@ typedef struct rules__engine {
     cJSON *(*hand_to_json)(const rules_piece *p);
     /* Adds the game's extra verdict keys to obj; may be NULL. */
     void (*verdict_extras)(const rules_verdict *v, cJSON *obj);
+    /* A piece in words for the players ("a blue star4 at (3,1)"); may be
+     * NULL (then its JSON is used). */
+    void (*piece_text)(const rules_piece *p, char *buf, size_t n);
 } rules__engine;
 
 extern const rules__engine rules__qwirkle_engine;
@@ -57,6 +60,7 @@ const void *rules__game_state(const rules_game *g);
 
 int rules__qwirkle_piece_from_json(const cJSON *obj, rules_piece *out, base_err *err);
 cJSON *rules__qwirkle_piece_to_json(const rules_piece *p);
+void rules__qwirkle_piece_text(const rules_piece *p, char *buf, size_t n);
 int rules__qwirkle_move_from_json(const cJSON *obj, rules_move *out, base_err *err);
 cJSON *rules__qwirkle_move_to_json(const rules_move *m);
 int rules__qwirkle_hand_from_json(const cJSON *item, rules_piece *out, base_err *err);
@@ -64,6 +68,7 @@ cJSON *rules__qwirkle_hand_to_json(const rules_piece *p);
 
 int rules__cards_piece_from_json(const cJSON *obj, rules_piece *out, base_err *err);
 cJSON *rules__cards_piece_to_json(const rules_piece *p);
+void rules__cards_piece_text(const rules_piece *p, char *buf, size_t n);
 int rules__cards_move_from_json(const cJSON *obj, rules_move *out, base_err *err);
 cJSON *rules__cards_move_to_json(const rules_move *m);
 int rules__cards_hand_from_json(const cJSON *item, rules_piece *out, base_err *err);

@@ -969,4 +969,5 @@ const rules__engine rules__qwirkle_engine = {
     .hand_from_json = rules__qwirkle_hand_from_json,
     .hand_to_json = rules__qwirkle_hand_to_json,
     .verdict_extras = NULL,
+    .piece_text = rules__qwirkle_piece_text,
 };

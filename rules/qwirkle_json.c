@@ -6,6 +6,7 @@
 #include "engine.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #define QWJ__KINDS 6 /* qwirkle uses the first six colours and all six shapes */
@@ -66,6 +67,16 @@ static cJSON *qwj__cube_json(const rules_piece *p, bool cell)
 }
 
 cJSON *rules__qwirkle_piece_to_json(const rules_piece *p) { return qwj__cube_json(p, true); }
+
+void rules__qwirkle_piece_text(const rules_piece *p, char *buf, size_t n)
+{
+    const char *c = p->a < QWJ__KINDS ? rules_color_name(p->a) : NULL;
+    const char *sh = rules_shape_name(p->b);
+    if (c && sh)
+        snprintf(buf, n, "%s %s %s at (%d,%d)", rules__a(c), c, sh, p->x, p->y);
+    else
+        snprintf(buf, n, "an unknown cube at (%d,%d)", p->x, p->y);
+}
 
 int rules__qwirkle_hand_from_json(const cJSON *item, rules_piece *out, base_err *err)
 {

@@ -221,6 +221,23 @@ cJSON *rules_piece_to_json(const char *game, const rules_piece *p)
     return e && e->piece_to_json ? e->piece_to_json(p) : NULL;
 }
 
+const char *rules_piece_text(const char *game, const rules_piece *p, char *buf, size_t n)
+{
+    const rules__engine *e = rules__find(game);
+    cJSON *j;
+    char *s;
+    if (e && e->piece_text) {
+        e->piece_text(p, buf, n);
+        return buf;
+    }
+    j = rules_piece_to_json(game, p);
+    s = j ? cJSON_PrintUnformatted(j) : NULL;
+    snprintf(buf, n, "%s", s ? s : "?");
+    cJSON_free(s);
+    cJSON_Delete(j);
+    return buf;
+}
+
 cJSON *rules_pieces_to_json(const char *game, const rules_piece *p, int n)
 {
     const rules__engine *e = rules__find(game);

@@ -199,6 +199,9 @@ int rules_stack4_solve(const rules_game *g, double seconds, rules_stack4_solutio
 int rules_piece_from_json(const char *game, const cJSON *obj, rules_piece *out,
                           base_err *err);
 cJSON *rules_piece_to_json(const char *game, const rules_piece *p);
+/* A piece in words for the players: "a blue star4 at (3,1)", "the 7H at
+ * (2,0)"; its JSON for games without words of their own.  Returns buf. */
+const char *rules_piece_text(const char *game, const rules_piece *p, char *buf, size_t n);
 
 /* A position: {"game":G,"pieces":[...]}. */
 cJSON *rules_pieces_to_json(const char *game, const rules_piece *p, int n);

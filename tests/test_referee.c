@@ -312,7 +312,7 @@ static void test_unplaceable_unsure_piece(void **state)
     assert_int_equal(l.n, 3);
     assert_int_equal(l.kind[2], REF_EV_CONFIRM);
     assert_non_null(strstr(l.text[2], "fits the rules in no reading"));
-    assert_non_null(strstr(l.text[2], "\"x\":1,\"y\":1"));
+    assert_non_null(strstr(l.text[2], "read as a yellow star8 at (1,1)"));
     see(r, &t, -1); /* the same reading: nothing said again */
     assert_int_equal(l.n, 3);
     /* Ann extends the row while it is still read: her move, 4 points;

@@ -673,6 +673,16 @@ static void test_codec(void **state)
     assert_int_equal(rules_piece_from_json("cards", in, &p, &err), 0);
     assert_int_equal(p.a, 10);
     assert_int_equal(p.b, RULES_HEARTS);
+    {
+        char words[64];
+        assert_string_equal(rules_piece_text("cards", &p, words, sizeof words),
+                            "the 10H at (-3,7)");
+        p.c = 1;
+        assert_string_equal(rules_piece_text("cards", &p, words, sizeof words),
+                            "a face-down card at (-3,7)");
+        p.c = 0;
+        assert_string_equal(rules_piece_text("chess", &p, words, sizeof words), "?");
+    }
     assert_int_equal(p.x, -3);
     out = rules_piece_to_json("cards", &p);
     assert_true(cJSON_Compare(in, out, true));

@@ -1122,7 +1122,17 @@ static void test_codec(void **state)
     char *text;
     int player;
     base_err err;
+    char words[64];
+    rules_piece bad = {0};
     (void)state;
+
+    /* A piece in words, for the referee's questions. */
+    set_place(&m, "-3,7 orange star8", "orange star8");
+    assert_string_equal(rules_piece_text("qwirkle", &m.pieces[0], words, sizeof words),
+                        "an orange star8 at (-3,7)");
+    bad.a = 9;
+    assert_string_equal(rules_piece_text("qwirkle", &bad, words, sizeof words),
+                        "an unknown cube at (0,0)");
 
     set_place(&m, "-3,7 purple star8; -2,7 purple clover", "purple star8; purple clover; red "
                                                          "circle; red circle; green square; "
