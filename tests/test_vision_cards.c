@@ -4,7 +4,7 @@
  * by shape with their runner-up readings, touching cards on a pale mat
  * beside glare, white cards with black pips on a black mat, a pair side
  * by side on a pale mat, a rotated board, a speckled granite table, J and
- * K court cards, bad input) and on simulated camera frames
+ * K court cards, a four-colour deck's pale court letters, bad input) and on simulated camera frames
  * with fixed seeds. */
 #define _XOPEN_SOURCE 700
 #include <setjmp.h>
@@ -417,11 +417,11 @@ static void test_suit_shapes(void **state)
 }
 
 /* A court card: a picture filling the centre and, in two corners, the
- * index letter (strokes, 4 x 6 mm, of a plain sans letter) above a heart. */
-static void draw_court(vis_image *img, double cx, double cy, const double (*st)[4], int nst)
+ * index letter (strokes, 4 x 6 mm, of a plain sans letter, in the colour
+ * letter) above the symbol of sym. */
+static void draw_court_in(vis_image *img, double cx, double cy, const double (*st)[4], int nst,
+                          const design *sym, vis_color letter)
 {
-    design heart = plain;
-    heart.shape = 1;
     vis_point q[4] = {card_pt(cx, cy, 0, -31, -43.5), card_pt(cx, cy, 0, 31, -43.5),
                       card_pt(cx, cy, 0, 31, 43.5), card_pt(cx, cy, 0, -31, 43.5)};
     vis_draw_polygon(img, q, 4, plain.paper, VIS_FILLED, 1, VIS_DRAW_AA, NULL);
@@ -434,10 +434,18 @@ static void draw_court(vis_image *img, double cx, double cy, const double (*st)[
         for (int k = 0; k < nst; k++) {
             vis_point a = card_pt(cx, cy, 0, s * (-28.5 + st[k][0]), s * (-40 + st[k][1]));
             vis_point b = card_pt(cx, cy, 0, s * (-28.5 + st[k][2]), s * (-40 + st[k][3]));
-            vis_draw_line(img, a, b, heart.ink, (int)(0.8 * PPM + 0.5), VIS_DRAW_AA, NULL);
+            vis_draw_line(img, a, b, letter, (int)(0.8 * PPM + 0.5), VIS_DRAW_AA, NULL);
         }
-        pip(img, &heart, cx, cy, 0, s * -26.5, s * -29, s * 2.5);
+        pip(img, sym, cx, cy, 0, s * -26.5, s * -29, s * 2.5);
     }
+}
+
+/* ... with a red letter above a heart. */
+static void draw_court(vis_image *img, double cx, double cy, const double (*st)[4], int nst)
+{
+    design heart = plain;
+    heart.shape = 1;
+    draw_court_in(img, cx, cy, st, nst, &heart, heart.ink);
 }
 
 /* J and K once the blur has filled the letters in: a J with a bar on top
@@ -463,6 +471,30 @@ static void test_court_letters(void **state)
             free(r);
             vis_image_free(img);
         }
+}
+
+/* A four-colour deck's court: the letter K printed pale (light blue, too
+ * faint to be ink) above a strong blue diamond.  The first blob of the
+ * index was then the symbol, 11 mm down, read as the letter (J) and the
+ * index left without a symbol; the letter is now found above it on its
+ * own contrast. */
+static void test_faint_letter(void **state)
+{
+    (void)state;
+    static const double kay[3][4] = {{0, 0, 0, 6}, {0, 3.4, 4, 0}, {1.3, 2.4, 4, 6}};
+    design blue = cream_blue;
+    blue.paper = plain.paper;
+    vis_image *img = new_view();
+    draw_court_in(img, 200, 220, kay, 3, &blue, vis_rgb(165, 175, 235));
+    vis_cards_reading *r = read_view(img);
+    assert_int_equal(r->ncards, 1);
+    const vis_card *k = card_near(r, 200, 220, 4);
+    assert_non_null(k);
+    assert_true(k->court);
+    assert_int_equal(k->rank, 13);
+    assert_int_equal(k->suit, 2); /* blue: diamonds */
+    free(r);
+    vis_image_free(img);
 }
 
 /* White cards on a pale grey mat (little contrast) lit with a bright
@@ -755,6 +787,7 @@ int main(void)
         cmocka_unit_test(test_hand),          cmocka_unit_test(test_sim_frame),
         cmocka_unit_test(test_black_mat),     cmocka_unit_test(test_pair_which_way),
         cmocka_unit_test(test_speckled_table), cmocka_unit_test(test_court_letters),
+        cmocka_unit_test(test_faint_letter),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -42,7 +42,9 @@
  *      skeletons written below, not pictures of any deck) plus features
  *      that survive 5-8 pixels a letter: Q's hole or empty middle, J's hook
  *      at the bottom left, K's strokes meeting in the middle and its stem
- *      at the left edge.
+ *      at the left edge.  A letter too faint to be ink (a four-colour
+ *      deck's pale print) is looked for above the suit symbol on its own
+ *      contrast.
  *    - Otherwise the pips are counted (a blob twice the median pip area is
  *      two pips that ran together); one pip is an ace.
  *    - Suit colour from each symbol's core: which channels the ink darkens
@@ -77,6 +79,9 @@
 /* the weight of a symbol's skewness in the spade/club vote (of the
  * widest row's: 1; see cd__shape_vote) */
 #define CD__SKW 2.0
+/* a faint index letter's peak against its strip's median (see
+ * cd__faint_letter) */
+#define CD__FAINT_BG 3.0
 /* suits in rules/' order (vision does not depend on rules/) */
 enum { CD__S, CD__H, CD__D, CD__C };
 
@@ -116,6 +121,7 @@ typedef struct cd__patch {
     int *pix;
     cd__blob blobs[CD__MAXBLOB];
     int nblobs;
+    int npix; /* pixels listed in pix (the blobs' lists) */
     double paper[3];
 } cd__patch;
 
@@ -1543,6 +1549,7 @@ static void cd__blobs(cd__patch *p)
                 }
         }
     }
+    p->npix = np;
 }
 
 /* Blobs touching the patch's edge are the mat or a neighbour seen past
@@ -1894,10 +1901,145 @@ static void cd__glyph_of(const cd__patch *p, const int *ids, int nids, int x0, i
     free(on);
 }
 
+/* An index letter too faint to be ink: a pale print (the light blue or
+ * green letter of a four-colour deck), or a letter the blur spread thin.
+ * Every deck prints the rank at the top of the index and the suit symbol
+ * under it, so when the first blob of the index starts low (top, upright
+ * pixels from the card's edge) nothing was found where the letter is: the
+ * strip above it is searched on its own contrast.  The card's edge, blurred
+ * into a ramp of "ink" falling off inward, is cut off at each row's and
+ * column's first valley; the rest is split at half its strongest pixel,
+ * and the 8-connected piece with the most ink strength becomes a blob (a
+ * new label in the patch).  Returns its id, or -1. */
+static int cd__faint_letter(cd__patch *p, int corner, int top)
+{
+    const double P = CD__PPM;
+    enum { ZW = 40, ZH = 40 };
+    int u0 = (int)(1.5 * P), zw = (int)(13 * P), zh = top - 1;
+    unsigned char sc[ZH][ZW];
+    signed char keep[ZH][ZW];
+    if (zh > ZH)
+        zh = ZH;
+    if (zw > ZW)
+        zw = ZW;
+    if (zh < 3 * P || p->nblobs >= CD__MAXBLOB || p->npix + zw * zh > p->w * p->h)
+        return -1;
+    for (int v = 0; v < zh; v++)
+        for (int u = 0; u < zw; u++) {
+            int x = corner == 1 ? p->w - 1 - u : u, y = corner == 1 ? p->h - 1 - v : v;
+            sc[v][u] = p->sc[y * p->w + x];
+            keep[v][u] = u >= u0 && v >= u0;
+        }
+    /* the edges' ramps: up to the first valley, at most 4 mm in */
+    for (int v = 0; v < zh; v++)
+        for (int u = 1; u < (int)(4 * P) && u + 1 < zw; u++) {
+            keep[v][u - 1] = 0;
+            if (sc[v][u + 1] >= sc[v][u])
+                break;
+        }
+    for (int u = 0; u < zw; u++)
+        for (int v = 1; v < (int)(4 * P) && v + 1 < zh; v++) {
+            keep[v - 1][u] = 0;
+            if (sc[v + 1][u] >= sc[v][u])
+                break;
+        }
+    int peak = 0;
+    for (int v = 0; v < zh; v++)
+        for (int u = 0; u < zw; u++)
+            if (keep[v][u] && sc[v][u] > peak)
+                peak = sc[v][u];
+    /* the strip must be paper with a print on it: its typical pixel
+     * (the median) well below the print's peak (a strip of mat, of a
+     * blurred edge's shadow, of a smear is not); 0.08: paper's own noise
+     * and JPEG ringing stay below it */
+    int hist[256] = {0}, nk = 0, med = 0;
+    for (int v = 0; v < zh; v++)
+        for (int u = 0; u < zw; u++)
+            if (keep[v][u]) {
+                hist[sc[v][u]]++;
+                nk++;
+            }
+    for (int acc = 0; med < 255 && (acc += hist[med]) < nk / 2;)
+        med++;
+    if (peak < 0.08 * 255 || peak < CD__FAINT_BG * med + 0.04 * 255)
+        return -1;
+    int thr = peak / 2;
+    /* pieces: 8-connected, their ink strength summed */
+    int lab[ZH][ZW], stack[ZH * ZW], best = -1, nl = 0;
+    double bestm = 0;
+    for (int v = 0; v < zh; v++)
+        for (int u = 0; u < zw; u++)
+            lab[v][u] = -1;
+    for (int v = 0; v < zh; v++)
+        for (int u = 0; u < zw; u++) {
+            if (!keep[v][u] || sc[v][u] < thr || lab[v][u] >= 0)
+                continue;
+            int ns = 0;
+            double m = 0;
+            lab[v][u] = nl;
+            stack[ns++] = v * ZW + u;
+            while (ns > 0) {
+                int k = stack[--ns], kv = k / ZW, ku = k % ZW;
+                m += sc[kv][ku];
+                for (int dv = -1; dv <= 1; dv++)
+                    for (int du = -1; du <= 1; du++) {
+                        int a = kv + dv, b = ku + du;
+                        if (a >= 0 && b >= 0 && a < zh && b < zw && keep[a][b] &&
+                            sc[a][b] >= thr && lab[a][b] < 0) {
+                            lab[a][b] = nl;
+                            stack[ns++] = a * ZW + b;
+                        }
+                    }
+            }
+            if (m > bestm) {
+                bestm = m;
+                best = nl;
+            }
+            nl++;
+        }
+    int n = 0, v0 = ZH, v1 = -1;
+    for (int v = 0; v < zh; v++)
+        for (int u = 0; u < zw; u++)
+            if (best >= 0 && lab[v][u] == best) {
+                n++;
+                v0 = v < v0 ? v : v0;
+                v1 = v;
+            }
+    /* of a letter's size, as for the index's blobs */
+    if (n < 2 * P * P || v1 - v0 + 1 < 2.5 * P)
+        return -1;
+    int id = p->nblobs++;
+    cd__blob *bl = &p->blobs[id];
+    memset(bl, 0, sizeof *bl);
+    bl->first = p->npix;
+    bl->x0 = bl->y0 = 1 << 30;
+    bl->x1 = bl->y1 = -1;
+    for (int v = 0; v < zh; v++)
+        for (int u = 0; u < zw; u++) {
+            if (lab[v][u] != best)
+                continue;
+            int x = corner == 1 ? p->w - 1 - u : u, y = corner == 1 ? p->h - 1 - v : v;
+            const unsigned char *q = cd__px(p, x, y);
+            p->pix[p->npix++] = y * p->w + x;
+            p->lab[y * p->w + x] = id;
+            bl->n++;
+            bl->sx += x;
+            bl->sy += y;
+            bl->sb += q[0];
+            bl->sg += q[1];
+            bl->sr += q[2];
+            bl->x0 = x < bl->x0 ? x : bl->x0;
+            bl->x1 = x > bl->x1 ? x : bl->x1;
+            bl->y0 = y < bl->y0 ? y : bl->y0;
+            bl->y1 = y > bl->y1 ? y : bl->y1;
+        }
+    return id;
+}
+
 /* Reads the index in one corner: the letter scores and the suit symbol
  * (its blob id, -1 when none).  corner 0: top-left, 1: bottom-right
  * (turned by 180 degrees). */
-static void cd__index(const cd__patch *p, int corner, double letter[4], int *suit_blob,
+static void cd__index(cd__patch *p, int corner, double letter[4], int *suit_blob,
                       bool *have_letter)
 {
     const double P = CD__PPM;
@@ -1945,6 +2087,17 @@ static void cd__index(const cd__patch *p, int corner, double letter[4], int *sui
                 cand[j - 1] = t;
             }
         }
+    /* nothing where the rank is printed: a faint letter above the first
+     * blob (9 mm down or more: letters start 1-7 mm down, symbols 10-15) */
+    {
+        const cd__blob *f = &p->blobs[cand[0]];
+        int top = corner == 1 ? p->h - 1 - f->y1 : f->y0, id;
+        if (top >= 9 * P && nc < 32 && (id = cd__faint_letter(p, corner, top)) >= 0) {
+            memmove(cand + 1, cand, sizeof *cand * (size_t)nc);
+            cand[0] = id;
+            nc++;
+        }
+    }
     /* the glyph: the first blob and any beside it (the "10"); the suit
      * symbol: the next one below */
     const cd__blob *g0 = &p->blobs[cand[0]];
