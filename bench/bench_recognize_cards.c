@@ -30,6 +30,7 @@
 
 #include "calib.h"
 #include "cards.h"
+#include "band.h"
 #include "referee.h"
 #include "rules.h"
 #include "sim.h"
@@ -147,6 +148,7 @@ int main(int argc, char **argv)
     bool cache_write = false;
     unsigned long long seed0 = SEED0;
     double ms = 0;
+    band by_ppm = {"px/mm", 5, {0.6, 0.8, 1.0, 1.25, 1.5}, {0}, {0}};
     cmp c;
     base_err e;
     ref_reader *reader = NULL;
@@ -300,7 +302,7 @@ int main(int argc, char **argv)
             for (const cJSON *p = ps ? ps->child : NULL; p && nt < 64; p = p->next)
                 if (rules_piece_from_json("cards", p, &truth[nt], NULL) == 0)
                     nt++;
-            double t0 = base_cpu_now();
+            double t0 = base_cpu_now(), ppm = 0;
             int rc;
             {
                 /* the path the referee and `tablecam recognize` take */
@@ -314,6 +316,7 @@ int main(int argc, char **argv)
                 }
                 rc = ref_reader_read(reader, img, &rr, &e);
                 hand_false += rc == 0 && rr.hand;
+                ppm = rc == 0 ? rr.cam_px_per_mm : 0;
                 memset(rd, 0, sizeof *rd);
                 for (int i = 0; rc == 0 && i < rr.n && i < VIS_CARDS_MAX; i++) {
                     vis_card *vc = &rd->cards[rd->ncards++];
@@ -336,6 +339,7 @@ int main(int argc, char **argv)
             } else {
                 bool ok = compare(truth, nt, rd, &c, verbose, seed, k);
                 exact += ok;
+                band_add(&by_ppm, ppm, ok);
                 if (!ok && dump) {
                     char path[600];
                     snprintf(path, sizeof path, "%s/miss-%llu-%d.png", dump, seed, k);
@@ -373,6 +377,7 @@ int main(int argc, char **argv)
         free(rd);
         return 0;
     }
+    band_print("whole board exact by the camera's px/mm at the board", &by_ppm);
     printf("stable frames reported as a hand over the cards: %d\n", hand_false);
     printf("mat not found / read failed: %d frames\n", errors);
     printf("whole board exact: %.2f%% (target 99%%) %s\n", frames ? 100.0 * exact / frames : 0,
