@@ -356,6 +356,9 @@ int main(int argc, char **argv)
                     covered++;
                     covered_ok += reading->hand;
                     covered_exact += !reading->hand && compare(truth, nt, reading, &scratch, false);
+                    if (verbose && !reading->hand)
+                        printf("hand over a cube not reported: seed %llu frame %d\n",
+                               (unsigned long long)seed, k);
                 }
             }
             cJSON_Delete(t);
