@@ -4,7 +4,8 @@
  * by shape with their runner-up readings, touching cards on a pale mat
  * beside glare, white cards with black pips on a black mat, a pair side
  * by side on a pale mat, a rotated board, a speckled granite table, J and
- * K court cards, a four-colour deck's pale court letters, bad input) and on simulated camera frames
+ * K court cards, a four-colour deck's pale court letters, a card's
+ * dark side run into its index by the blur, bad input) and on simulated camera frames
  * with fixed seeds. */
 #define _XOPEN_SOURCE 700
 #include <setjmp.h>
@@ -497,6 +498,33 @@ static void test_faint_letter(void **state)
     vis_image_free(img);
 }
 
+/* A card whose side the blur has run into its index: a dark band 1.5 mm
+ * wide along each long side (a neighbour's dark border, or the mat seen
+ * past a card cut a little off), blurred by 2 pixels.  The band's ramp
+ * into the paper joined the heart under the K and turned it into a
+ * diamond (and fails so with bands 2 and 2.4 mm wide still: only the
+ * first 3 mm are cut); the ramp up to its first valley is not print. */
+static void test_edge_ramp(void **state)
+{
+    (void)state;
+    static const double kay[3][4] = {{0, 0, 0, 6}, {0, 3.4, 4, 0}, {1.3, 2.4, 4, 6}};
+    vis_image *img = new_view();
+    draw_court(img, 200, 220, kay, 3);
+    for (int s = -1; s <= 1; s += 2) {
+        vis_point q[4] = {card_pt(200, 220, 0, s * -31, -43.5), card_pt(200, 220, 0, s * -29.5, -43.5),
+                          card_pt(200, 220, 0, s * -29.5, 43.5), card_pt(200, 220, 0, s * -31, 43.5)};
+        vis_draw_polygon(img, q, 4, vis_rgb(40, 40, 40), VIS_FILLED, 1, VIS_DRAW_AA, NULL);
+    }
+    vis_cards_reading *r = read_view_blur(img, 2.0);
+    assert_int_equal(r->ncards, 1);
+    const vis_card *k = card_near(r, 200, 220, 4);
+    assert_non_null(k);
+    assert_int_equal(k->rank, 13);
+    assert_int_equal(k->suit, 1); /* hearts */
+    free(r);
+    vis_image_free(img);
+}
+
 /* White cards on a pale grey mat (little contrast) lit with a bright
  * hotspot beside them, touching edge to edge (63 x 88 on a 63 x 88 grid,
  * a faint seam between them): the survey learns the mat, the read finds
@@ -787,7 +815,7 @@ int main(void)
         cmocka_unit_test(test_hand),          cmocka_unit_test(test_sim_frame),
         cmocka_unit_test(test_black_mat),     cmocka_unit_test(test_pair_which_way),
         cmocka_unit_test(test_speckled_table), cmocka_unit_test(test_court_letters),
-        cmocka_unit_test(test_faint_letter),
+        cmocka_unit_test(test_faint_letter), cmocka_unit_test(test_edge_ramp),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

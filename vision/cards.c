@@ -1388,6 +1388,34 @@ static void cd__ink(cd__patch *p, double *paper_frac, double *paper_sat)
     }
     free(colf);
     *paper_frac = n ? (double)npaper / n : 0;
+    /* The card's edge seen through the blur: a ramp of "ink" falling off
+     * inward from the patch's border (the mat, a neighbour's edge, a card
+     * cut a little off).  It would join an index glyph that comes near it
+     * (a stem at the glyph's left edge reads as K) or be taken for one (a
+     * sliver along the side).  From each side, up to the first valley of
+     * ink strength (at most 3 mm in) is not print: the first rise is the
+     * print's own edge. */
+    int ramp = (int)(3 * CD__PPM);
+    for (int y = 0; y < h && w > 2 * ramp + 2; y++) {
+        const unsigned char *scr = p->sc + (size_t)y * w;
+        unsigned char *ink = p->ink + (size_t)y * w;
+        int x = 0;
+        while (x < ramp && scr[x + 1] <= scr[x])
+            x++;
+        memset(ink, 0, (size_t)x);
+        for (x = w - 1; x > w - 1 - ramp && scr[x - 1] <= scr[x];)
+            x--;
+        memset(ink + x + 1, 0, (size_t)(w - 1 - x));
+    }
+    for (int x = 0; x < w && h > 2 * ramp + 2; x++) {
+        const unsigned char *scc = p->sc + x;
+        unsigned char *ink = p->ink + x;
+        int y = 0;
+        while (y < ramp && scc[(size_t)(y + 1) * w] <= scc[(size_t)y * w])
+            ink[(size_t)y++ * w] = 0;
+        for (y = h - 1; y > h - 1 - ramp && scc[(size_t)(y - 1) * w] <= scc[(size_t)y * w];)
+            ink[(size_t)y-- * w] = 0;
+    }
     /* Lines along the card's sides, within 5 mm of them: a frame printed
      * round the face, the card's own edge or a neighbour's seen past a
      * small misplacement.  A column (row) there that is ink over 40% of
