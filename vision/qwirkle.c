@@ -417,6 +417,20 @@ static double qw__hue_dist(double a, double b)
     return d > 90 ? 180 - d : d;
 }
 
+/* The profile colour nearest blob b's hue. */
+static int qw__colour_of(const vis_qwirkle *q, const qw__blob *b)
+{
+    double hue, sat, val, d1 = 1e9;
+    int col = 0;
+    qw__hsv(b->sb / b->sw, b->sg / b->sw, b->sr / b->sw, &hue, &sat, &val);
+    for (int k = 0; k < 6; k++)
+        if (qw__hue_dist(hue, q->prof.hue[k]) < d1) {
+            d1 = qw__hue_dist(hue, q->prof.hue[k]);
+            col = k;
+        }
+    return col;
+}
+
 static void qw__origin(const vis_view *vw, double *x0, double *y0)
 {
     *x0 = vw->roi ? vw->x0_mm : -vw->margin_mm;
@@ -963,7 +977,8 @@ static double qw__dark_box(const vis_qwirkle *q, const vis_view *vw, int w, int 
  * round in that sense), whether b's cell is body beyond where a side face
  * would end (a real top covers the whole cell), whether there is body
  * beyond b's cell (a real cube shows its own side there), and whether a
- * symbol shows where b's own side face would (bl[0..nb): all blobs). */
+ * symbol shows where b's own side face would (bl[0..nb): all blobs),
+ * whether b has a's colour. */
 static bool qw__is_side(const vis_qwirkle *q, const vis_view *vw, int w, int h, const qw__blob *b,
                         const qw__blob *a, double ca, double sa, double cx, double cy, int nu,
                         int nv, int lim, double dw, double beyond_dark, bool beyond_known,
@@ -1038,6 +1053,13 @@ static bool qw__is_side(const vis_qwirkle *q, const vis_view *vw, int w, int h, 
         else
             score_side += 3;
     }
+    /* A side face is a's own, and a Qwirkle cube carries one colour on
+     * all six faces: a symbol of another colour is no side of a (sim seed
+     * 900019: a yellow star4 next to an orange cube, the other cues all
+     * but tied, was dropped as its side).  Not a veto: a dim side in
+     * shade can take a neighbouring hue (700012). */
+    if (qw__colour_of(q, a) != qw__colour_of(q, b))
+        score_real += 3;
     return score_side > score_real;
 }
 
