@@ -530,6 +530,11 @@ static void test_out_of_turn_and_signals(void **state)
     assert_int_equal(l.n, 2);
     assert_int_equal(l.kind[1], REF_EV_ILLEGAL);
     assert_string_equal(l.rule[1], "out-of-turn");
+    /* the players are named from the header; the mover, whose event it
+     * is, is named beside the text by every front end, not in it */
+    assert_string_equal(l.text[1],
+                        "out of turn: it is Bob's turn, but the move came from Ann's side.");
+    assert_string_equal(l.text[0], "2 points.");
     t.n--;
     see(r, &t, -1);
     assert_int_equal(l.kind[2], REF_EV_RESTORED);
