@@ -334,6 +334,52 @@ static void test_calibration_profiles(void **state)
     free(dir);
 }
 
+/* `tablecam recognize` notes a camera too coarse for the shapes (the same
+ * advice as watch's), and says nothing of one that sees them well. */
+static void test_recognize_camera_note(void **state)
+{
+    char *dir = th_tmpdir(), *small = th_path(dir, "small"), *large = th_path(dir, "large");
+    char *f1 = th_path(small, "frame-00035.png"), *f2 = th_path(large, "frame-00035.png");
+    th_run r;
+    (void)state;
+    assert_int_equal(th_tablecam(&r, NULL,
+                                 (const char *[]){"sim", "--game", "qwirkle", "--seed", "7",
+                                                  "--out", small, "--frames", "36", "--moves",
+                                                  "1", NULL}),
+                     0);
+    assert_int_equal(r.status, 0);
+    th_run_free(&r);
+    assert_int_equal(th_tablecam(&r, NULL,
+                                 (const char *[]){"sim", "--game", "qwirkle", "--seed", "7",
+                                                  "--width", "1280", "--height", "960", "--out",
+                                                  large, "--frames", "36", "--moves", "1", NULL}),
+                     0);
+    assert_int_equal(r.status, 0);
+    th_run_free(&r);
+    /* 640x480: about 0.5 px/mm at the board */
+    assert_int_equal(th_tablecam(&r, NULL, (const char *[]){"recognize", "--game", "qwirkle", f1,
+                                                            NULL}),
+                     0);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.err, "note: the camera sees the board at 0."));
+    assert_non_null(strstr(r.out, "\"pieces\":["));
+    th_run_free(&r);
+    /* 1280x960: about 1 px/mm, the two cubes of the first move read */
+    assert_int_equal(th_tablecam(&r, NULL, (const char *[]){"recognize", "--game", "qwirkle", f2,
+                                                            NULL}),
+                     0);
+    assert_int_equal(r.status, 0);
+    assert_null(strstr(r.err, "note:"));
+    assert_non_null(strstr(r.out, "\"color\":\"purple\",\"shape\":\"square\""));
+    th_run_free(&r);
+    th_rmtree(dir);
+    free(f1);
+    free(f2);
+    free(small);
+    free(large);
+    free(dir);
+}
+
 static void test_demo_flags(void **state)
 {
     th_run r;
@@ -354,6 +400,7 @@ int main(void)
         cmocka_unit_test(test_simulated_match_is_stored_as_announced),
         cmocka_unit_test(test_keys),
         cmocka_unit_test(test_demo_flags),
+        cmocka_unit_test(test_recognize_camera_note),
         cmocka_unit_test(test_calibration_profiles),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
