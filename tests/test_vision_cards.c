@@ -5,7 +5,8 @@
  * beside glare, white cards with black pips on a black mat, a pair side
  * by side on a pale mat, a rotated board, a speckled granite table, J and
  * K court cards, a four-colour deck's pale court letters, a card's
- * dark side run into its index by the blur, bad input) and on simulated camera frames
+ * dark side run into its index by the blur, a K in two pieces, bad
+ * input) and on simulated camera frames
  * with fixed seeds. */
 #define _XOPEN_SOURCE 700
 #include <setjmp.h>
@@ -525,6 +526,30 @@ static void test_edge_ramp(void **state)
     vis_image_free(img);
 }
 
+/* A court whose letter comes in two pieces side by side (a K whose stem
+ * does not touch its arms, as in some fonts, or a K cut by a line along
+ * the card's side): the index reads as a "10", no letter, and the card
+ * was left out with no rank.  No court has a "10": the pieces together
+ * give the rank, barely sure. */
+static void test_letter_in_pieces(void **state)
+{
+    (void)state;
+    /* the arms start 2 mm right of the stem: 1.2 mm of paper between */
+    static const double kay[3][4] = {{0, 0, 0, 6}, {2.0, 3.0, 4.4, 0}, {2.0, 3.0, 4.4, 6}};
+    vis_image *img = new_view();
+    draw_court(img, 200, 220, kay, 3);
+    vis_cards_reading *r = read_view_blur(img, 0.8);
+    assert_int_equal(r->ncards, 1);
+    const vis_card *k = card_near(r, 200, 220, 4);
+    assert_non_null(k);
+    assert_true(k->court);
+    assert_int_equal(k->rank, 13);
+    assert_int_equal(k->suit, 1); /* hearts */
+    assert_true(k->rank_conf <= 0.2f);
+    free(r);
+    vis_image_free(img);
+}
+
 /* White cards on a pale grey mat (little contrast) lit with a bright
  * hotspot beside them, touching edge to edge (63 x 88 on a 63 x 88 grid,
  * a faint seam between them): the survey learns the mat, the read finds
@@ -816,6 +841,7 @@ int main(void)
         cmocka_unit_test(test_black_mat),     cmocka_unit_test(test_pair_which_way),
         cmocka_unit_test(test_speckled_table), cmocka_unit_test(test_court_letters),
         cmocka_unit_test(test_faint_letter), cmocka_unit_test(test_edge_ramp),
+        cmocka_unit_test(test_letter_in_pieces),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

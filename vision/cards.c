@@ -2068,7 +2068,7 @@ static int cd__faint_letter(cd__patch *p, int corner, int top)
  * (its blob id, -1 when none).  corner 0: top-left, 1: bottom-right
  * (turned by 180 degrees). */
 static void cd__index(cd__patch *p, int corner, double letter[4], int *suit_blob,
-                      bool *have_letter)
+                      bool *have_letter, bool *have_glyph)
 {
     const double P = CD__PPM;
     int zx0 = 0, zy0 = 0, zx1 = (int)(13 * P), zy1 = (int)(34 * P);
@@ -2081,7 +2081,7 @@ static void cd__index(cd__patch *p, int corner, double letter[4], int *suit_blob
         zy1 = p->h - 1;
     }
     *suit_blob = -1;
-    *have_letter = false;
+    *have_letter = *have_glyph = false;
     for (int l = 0; l < 4; l++)
         letter[l] = 0;
     /* blobs inside the zone, in reading order (top first, after the turn) */
@@ -2161,6 +2161,7 @@ static void cd__index(cd__patch *p, int corner, double letter[4], int *suit_blob
         letter[2] += 2 * (gg.holes > 0) + 4 * (0.11 - gg.mid);
         letter[3] += 4 * (gg.mid - 0.11) + 2 * (0.3 - gg.stem);
         *have_letter = nid == 1; /* "10" is two blobs: no letter */
+        *have_glyph = true;
     }
     *suit_blob = sym;
 }
@@ -2173,6 +2174,10 @@ typedef struct cd__card {
     bool face_down, court;
     int pips;
     float rank_conf, suit_conf;
+    /* a court whose index glyphs came in two pieces side by side (read as
+     * a "10": no letter): the letter the pieces together look most like,
+     * 0 when none */
+    int rank_pieces;
 } cd__card;
 
 static void cd__read_card(cd__patch *p, cd__card *out)
@@ -2296,16 +2301,21 @@ static void cd__read_card(cd__patch *p, cd__card *out)
         }
     }
     /* the corner indices */
-    double letter[4] = {0}, l1[4];
-    int nletter = 0;
+    double letter[4] = {0}, l1[4], pieces[4] = {0};
+    int nletter = 0, npieces = 0;
     for (int corner = 0; corner < 2; corner++) {
         int sb;
-        bool hl;
-        cd__index(p, corner, l1, &sb, &hl);
+        bool hl, hg;
+        cd__index(p, corner, l1, &sb, &hl, &hg);
         if (hl) {
             for (int l = 0; l < 4; l++)
                 letter[l] += l1[l];
             nletter++;
+        }
+        if (hg && !hl) {
+            for (int l = 0; l < 4; l++)
+                pieces[l] += l1[l];
+            npieces++;
         }
         if (sb >= 0) {
             const cd__blob *b = &p->blobs[sb];
@@ -2362,6 +2372,13 @@ static void cd__read_card(cd__patch *p, cd__card *out)
                 second = s;
         }
         rank = nletter ? cd__letter_rank[best] : 0;
+        if (!nletter && npieces) {
+            int bp = 1;
+            for (int l = 2; l < 4; l++)
+                if (pieces[l] > pieces[bp])
+                    bp = l;
+            out->rank_pieces = cd__letter_rank[bp];
+        }
         for (int l = 1; l < 4 && nletter; l++)
             if (l != best && fabs(letter[l] / nletter - second) < 1e-9)
                 out->rank2 = cd__letter_rank[l];
@@ -2752,6 +2769,13 @@ int vis_cards_read(vis_cards *c, const vis_image *top, const vis_view *vw, vis_c
                         tx = tx1;
                         ty = ty1;
                     }
+                }
+                /* a court read as no letter on every cut: its glyph's
+                 * pieces together, barely sure (left out, it would look
+                 * taken away) */
+                if (rc == 0 && cr.court && cr.rank <= 0 && cr.rank_pieces > 0) {
+                    cr.rank = cr.rank_pieces;
+                    cr.rank_conf = 0.1f;
                 }
             }
             /* A face-down card shows its back: of another hue than the
