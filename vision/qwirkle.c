@@ -1558,12 +1558,12 @@ static bool qw__table_colour(const vis_qwirkle *q, const vis_view *vw, int w, in
  * orange cubes, a = 0.46, 6 levels off, read as an orange star4 on 5
  * frames).  On a grey table a dim saturated patch is a dim symbol
  * (700022), so there it stays the patch's own level.
- * grained: the table is wood (its spread is wide): its shade is a dim
- * orange symbol's colour (900001), so only a hole in the board is taken,
- * the table under about its own light (0.8 <= a <= 1.2: a lamp lights the
- * board's middle more than the view's edge) and on its colour line
- * within 8 % (such holes were 0.1-6.2 % off, the dim orange symbols on
- * wood 9.7-14 %). */
+ * grained: the table is wood (its spread is wide), and its shade is near
+ * a dim orange symbol's colour (900001), so the colour line is held to
+ * within 8 % of the patch's level (holes in the board and the shade
+ * between cubes were 0.1-6.2 % off it, the dim orange symbols on wood
+ * 9.7-14 %), and a may reach 1.2 (a lamp lights the board's middle more
+ * than the view's edge: holes in the board, sim seeds 900006, 900023). */
 static bool qw__table_shade(const qw__blob *b, const double med[3], const double spread[3],
                             bool grained)
 {
@@ -1576,7 +1576,7 @@ static bool qw__table_shade(const qw__blob *b, const double med[3], const double
     if (mm < 1)
         return false;
     a = pm / mm;
-    if (grained ? a < 0.8 || a > 1.2 : a < 0.1 || a > 1.05) {
+    if (grained ? a < 0.1 || a > 1.2 : a < 0.1 || a > 1.05) {
         return false;
     }
     for (int c = 0; c < 3; c++)
@@ -1626,8 +1626,8 @@ int vis_qwirkle_read(vis_qwirkle *q, const vis_image *top, const vis_view *vw, v
          * On wood (a wide spread) the grain moves the colour along a line
          * of its own, and a brown table under less light is the colour of
          * a dim orange symbol (sim seed 900001: a blurred orange star4 was
-         * dropped), so there only a hole in the board at about the
-         * table's own light is taken (qw__table_shade's grained). */
+         * dropped), so there the colour line is held tighter
+         * (qw__table_shade's grained). */
         double lvl = (table_bgr[0] + table_bgr[1] + table_bgr[2]) / 3,
                spr = (table_spread[0] + table_spread[1] + table_spread[2]) / 3;
         int k = 0;
