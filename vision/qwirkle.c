@@ -978,7 +978,7 @@ static double qw__dark_box(const vis_qwirkle *q, const vis_view *vw, int w, int 
  * would end (a real top covers the whole cell), whether there is body
  * beyond b's cell (a real cube shows its own side there), and whether a
  * symbol shows where b's own side face would (bl[0..nb): all blobs),
- * whether b has a's colour. */
+ * whether b has a's colour and, if so, about its brightness. */
 static bool qw__is_side(const vis_qwirkle *q, const vis_view *vw, int w, int h, const qw__blob *b,
                         const qw__blob *a, double ca, double sa, double cx, double cy, int nu,
                         int nv, int lim, double dw, double beyond_dark, bool beyond_known,
@@ -1021,8 +1021,16 @@ static bool qw__is_side(const vis_qwirkle *q, const vis_view *vw, int w, int h, 
         double pv = 1.0 / (12 * vw->px_per_mm * vw->px_per_mm);
         r = sqrt((var_n + pv) / (var_p + pv));
     }
-    score_side = -ds / (2 * dpos * dpos) - (log(r) - log(e)) * (log(r) - log(e)) / (2 * 0.2 * 0.2);
-    score_real = -dr / (2 * dpos * dpos) - log(r) * log(r) / (2 * 0.2 * 0.2);
+    {
+        /* how far the elongation can be trusted: a symbol's blob is 80-170
+         * mm^2, and a smaller one (a dim side face, a thin star cut at the
+         * body threshold) is a few pixels across along n, its measured
+         * elongation far from its shape's (sim seeds 700021, 900034:
+         * 14-17 mm^2 blobs, a side measured 0.93 where 0.30 was due) */
+        double area = b->n / (vw->px_per_mm * vw->px_per_mm), sr = 0.2 * fmax(1, sqrt(160 / area));
+        score_side = -ds / (2 * dpos * dpos) - (log(r) - log(e)) * (log(r) - log(e)) / (2 * sr * sr);
+        score_real = -dr / (2 * dpos * dpos) - log(r) * log(r) / (2 * sr * sr);
+    }
     /* The cell's corners beyond the side face's far edge, clear of any
      * symbol: a real top's body, the table when b is a side. */
     near = lim <= 0 || dw <= 0
@@ -1060,6 +1068,11 @@ static bool qw__is_side(const vis_qwirkle *q, const vis_view *vw, int w, int h, 
      * shade can take a neighbouring hue (700012). */
     if (qw__colour_of(q, a) != qw__colour_of(q, b))
         score_real += 3;
+    else if (fabs(log((b->sw / b->n) / (a->sw / a->n))) < log(1.25))
+        /* of a's colour and about as bright as a's symbol: a top under the
+         * same light (a side face faces the light otherwise, and is
+         * mostly dimmer: sim seed 900008, a side half as bright) */
+        score_real += 3 * (1 - fabs(log((b->sw / b->n) / (a->sw / a->n))) / log(1.25));
     return score_side > score_real;
 }
 
