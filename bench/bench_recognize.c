@@ -169,6 +169,7 @@ int main(int argc, char **argv)
     ref_reader_config cfg = {"qwirkle", NULL, NULL, 0};
 
     memset(&c, 0, sizeof c);
+    int pos[3], npos = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--clean") == 0)
             clean = true;
@@ -183,11 +184,19 @@ int main(int argc, char **argv)
         }
         else if (strcmp(argv[i], "-v") == 0)
             verbose = true;
-        else if (i + 1 < argc && atoi(argv[i]) > 0 && atoi(argv[i + 1]) > 0) {
-            width = atoi(argv[i]);
-            height = atoi(argv[++i]);
-        } else
-            want = atoi(argv[i]);
+        else if (atoi(argv[i]) > 0 && npos < 3)
+            pos[npos++] = atoi(argv[i]);
+        else {
+            fprintf(stderr, "bench_recognize: unknown argument '%s'\n", argv[i]);
+            return 2;
+        }
+    }
+    /* FRAMES, WIDTH HEIGHT, or FRAMES WIDTH HEIGHT */
+    if (npos == 1 || npos == 3)
+        want = pos[0];
+    if (npos >= 2) {
+        width = pos[npos - 2];
+        height = pos[npos - 1];
     }
     if (ref_reader_new(&cfg, &rd, &e) != 0) {
         fprintf(stderr, "bench_recognize: %s\n", e.msg);
