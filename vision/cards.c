@@ -1191,13 +1191,16 @@ static void cd__patch_free(cd__patch *p)
  * enough to cut a corner index in half.  The card and a margin are cut out
  * upright at 2 px/mm; along each side the line of the strongest brightness
  * change across it (an outer edge or the seam with a neighbour) within
- * 4 mm of where it should be is found, from the middle half of the side
- * only (the indices and pips lie elsewhere); the centre moves to the
- * middle between opposite sides when they lie a card apart. */
-static void cd__refine(const vis_cards *c, const vis_image *top, const vis_view *vw, double *cx,
-                       double *cy, double ang)
+ * win mm (4 for every card) of where it should be is found, from the
+ * middle half of the side only (the indices and pips lie elsewhere); the
+ * centre moves to the middle between opposite sides when they lie a card
+ * apart.  Returns the axes so found: bit 0 along the short side, bit 1
+ * along the long one. */
+static int cd__refine(const vis_cards *c, const vis_image *top, const vis_view *vw, double *cx,
+                      double *cy, double ang, double win)
 {
-    const double P = 2, M = 5, win = 4;
+    const double P = 2, M = win + 1;
+    int found = 0;
     double x0, y0, ca = cos(ang), sa = sin(ang), k = vw->px_per_mm, s = 1 / P;
     int w = (int)((c->cw + 2 * M) * P), h = (int)((c->ch + 2 * M) * P);
     vis_homography a, inv;
@@ -1215,11 +1218,11 @@ static void cd__refine(const vis_cards *c, const vis_image *top, const vis_view 
     a.m[8] = 1;
     if (vis_homography_invert(a, &inv, NULL) != 0 ||
         vis_warp_perspective(top, inv, w, h, VIS_INTER_LINEAR, vis_grey(0), &img, NULL) != 0)
-        return;
+        return 0;
     double *col = calloc((size_t)w + (size_t)h, sizeof *col), *row = col + w;
     if (!col) {
         vis_image_free(img);
-        return;
+        return 0;
     }
     int ya = (int)((M + 0.25 * c->ch) * P), yb = (int)((M + 0.75 * c->ch) * P);
     int xa = (int)((M + 0.25 * c->cw) * P), xb = (int)((M + 0.75 * c->cw) * P);
@@ -1246,11 +1249,13 @@ static void cd__refine(const vis_cards *c, const vis_image *top, const vis_view 
         if (best[0] < 0 || best[1] < 0 || fabs(best[1] - best[0] - len * P) > 2.5 * P)
             continue;
         shift[axis] = (0.5 * (best[0] + best[1]) - (M + 0.5 * len) * P) / P;
+        found |= 1 << axis;
     }
     *cx += shift[0] * ca - shift[1] * sa;
     *cy += shift[0] * sa + shift[1] * ca;
     free(col);
     vis_image_free(img);
+    return found;
 }
 
 /* Cuts the card centred at table (cx, cy) with its short side along
@@ -2627,6 +2632,60 @@ static bool cd__dark_spot(const cd__det *d, int x, int y)
     return 4 * br < 3 * best;
 }
 
+/* A card its cell's cut read as nothing (no rank or no suit): the grid's
+ * phase comes from the silhouette's outline and seams, which a textured
+ * table (the light speckles of a granite table run into the silhouette)
+ * can pull 20-40 mm off a lone card, beyond the outline's 4 mm search.
+ * The outline is then looked for within 31 mm (less than half a card: a
+ * neighbour's seam a card away is out of reach); when both pairs of sides
+ * are found a card apart and more than 5 mm away, the card is cut there
+ * (and again round its print's centre, as in the first read) and the new
+ * reading replaces the old when it reads a card, surer by 0.1.  Only for
+ * cards read as nothing: the wider outline search, tried on every card,
+ * took courts' frames and pip columns for sides. */
+static void cd__read_wide(const vis_cards *c, const vis_image *top, const vis_view *vw,
+                          double ang, double *tx, double *ty, cd__patch *p, cd__card *cr)
+{
+    double tx2 = *tx, ty2 = *ty, ca = cos(ang), sa = sin(ang), du, dv;
+    cd__patch p2, p3;
+    cd__card c2, c3;
+    if (cd__refine(c, top, vw, &tx2, &ty2, ang, 31) != 3 || hypot(tx2 - *tx, ty2 - *ty) <= 5)
+        return;
+    memset(&p2, 0, sizeof p2);
+    memset(&p3, 0, sizeof p3);
+    if (cd__cut(c, top, vw, tx2, ty2, ang, &p2, NULL) != 0) {
+        cd__patch_free(&p2);
+        return;
+    }
+    cd__read_card(&p2, &c2);
+    if (cd__print_centre(&p2, &c2, &du, &dv) && hypot(du, dv) > 0.8) {
+        double tx3 = tx2 + du * ca - dv * sa, ty3 = ty2 + du * sa + dv * ca;
+        if (cd__cut(c, top, vw, tx3, ty3, ang, &p3, NULL) == 0) {
+            cd__read_card(&p3, &c3);
+            if (c3.rank > 0 && c3.suit >= 0) {
+                cd__patch_free(&p2);
+                p2 = p3;
+                memset(&p3, 0, sizeof p3);
+                c2 = c3;
+                tx2 = tx3;
+                ty2 = ty3;
+            }
+        }
+        cd__patch_free(&p3);
+    }
+    float q1 = cr->rank <= 0 || cr->suit < 0 ? 0 : fminf(cr->rank_conf, cr->suit_conf);
+    float q2 = c2.rank <= 0 || c2.suit < 0 ? 0 : fminf(c2.rank_conf, c2.suit_conf);
+    if (c2.face_down || q2 <= q1 + 0.1f) {
+        cd__patch_free(&p2);
+        return;
+    }
+    cd__patch_free(p);
+    *p = p2;
+    *cr = c2;
+    *tx = tx2;
+    *ty = ty2;
+}
+
 int vis_cards_read(vis_cards *c, const vis_image *top, const vis_view *vw, vis_cards_reading *out,
                    base_err *err)
 {
@@ -2741,7 +2800,7 @@ int vis_cards_read(vis_cards *c, const vis_image *top, const vis_view *vw, vis_c
             cd__patch p;
             cd__card cr;
             memset(&p, 0, sizeof p);
-            cd__refine(c, top, vw, &tx, &ty, g.ang);
+            cd__refine(c, top, vw, &tx, &ty, g.ang, 4);
             rc = cd__cut(c, top, vw, tx, ty, g.ang, &p, err);
             if (rc == 0) {
                 double du, dv;
@@ -2770,6 +2829,9 @@ int vis_cards_read(vis_cards *c, const vis_image *top, const vis_view *vw, vis_c
                         ty = ty1;
                     }
                 }
+                /* a card read as nothing: its cell may lie far off it */
+                if (rc == 0 && !cr.face_down && (cr.rank <= 0 || cr.suit < 0))
+                    cd__read_wide(c, top, vw, g.ang, &tx, &ty, &p, &cr);
                 /* a court read as no letter on every cut: its glyph's
                  * pieces together, barely sure (left out, it would look
                  * taken away) */
