@@ -5,7 +5,8 @@
  * symbols wholly below the body threshold, glossy bodies in glare, a lamp's
  * hot spot, a warm one on a dark mat, felt in the cubes' shade, a hole in
  * a board on wood, a tilted
- * camera's blur, a row drifting off the grid, a step off sideways, conf
+ * camera's blur, a row drifting off the grid, a step off sideways, a
+ * dim spot nearer a cell's centre than its cube's symbol, conf
  * against the camera's resolution) and, through the frame reader, on simulated
  * camera frames with fixed seeds (a tilted camera among them, one whose
  * cubes' shadows fall where their side faces show); the colour
@@ -910,6 +911,42 @@ static void test_drifting_step(void **state)
     drifting_row(2.8, 5.0, 9.5);
 }
 
+/* The last cube of a drifting row 7.6 mm off its cell, and a small dim
+ * spot of its colour on dark body 4 mm from the cell's centre (a side
+ * face's symbol under a tilted camera, sim seed 700002): the cell is the
+ * cube's, read from its own symbol, not the spot's. */
+static void test_cell_to_symbol(void **state)
+{
+    (void)state;
+    cube c[16];
+    vis_reading *r = malloc(sizeof *r);
+    vis_image *img;
+    int found = 0;
+    for (int i = 0; i < 16; i++) {
+        int col = i % 8, row = i / 8;
+        double drift = row ? 0 : col == 6 ? 3.8 : col == 7 ? 7.6 : 0;
+        c[i] = (cube){150 + 20.2 * col, 250 - 20.2 * row + drift, 0, i % 6, (i / 6 + i) % 6};
+    }
+    img = draw_view(c, 16, wood);
+    for (int y = 0; y < img->height; y++)
+        for (int x = 0; x < img->width; x++) {
+            double tx = (x + 0.5) / PPM - MARGIN - c[7].x, ty = (y + 0.5) / PPM - MARGIN;
+            unsigned char *p = img->data + (size_t)y * img->stride + 3 * x;
+            if (fabs(tx) > 9.75 || ty < 240 || ty > c[7].y - 9.75)
+                continue;
+            for (int k = 0; k < 3; k++)
+                p[k] = (unsigned char)(tx * tx + (ty - 245.5) * (ty - 245.5) < 2.6 * 2.6
+                                           ? 0.45 * colour_bgr[c[7].color][k]
+                                           : 14);
+        }
+    read_image(img, r);
+    assert_int_equal(r->npieces, 16);
+    for (int j = 0; j < r->npieces; j++)
+        found += r->pieces[j].color == c[7].color && r->pieces[j].shape == c[7].shape;
+    assert_int_equal(found, 1);
+    free(r);
+}
+
 /* `tablecam recognize` on a file that is no image, and on an image with no
  * mat: exit 2 with a message naming the problem. */
 static void test_recognize_command(void **state)
@@ -957,6 +994,7 @@ int main(void)
         cmocka_unit_test(test_table_in_shade), cmocka_unit_test(test_hole_on_wood),
         cmocka_unit_test(test_tilted_blur),
         cmocka_unit_test(test_drifting_row), cmocka_unit_test(test_drifting_step),
+        cmocka_unit_test(test_cell_to_symbol),
         cmocka_unit_test(test_recognize_command),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

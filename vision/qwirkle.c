@@ -1703,10 +1703,11 @@ int vis_qwirkle_read(vis_qwirkle *q, const vis_image *top, const vis_view *vw, v
      * 40 degrees: two cubes at the board's far end dropped on 4 of 10
      * frames).  A blob off the grid but a whole step from a cube already
      * placed, within 0.25 cube of it, takes the cell that step leads to,
-     * if it is free (repeated, so a drifting row is followed).  0.25, not
-     * 0.2: a cube slides along its neighbour's edge, and glare over part
-     * of a symbol moves its centroid (sim seed 700013: 4.9 mm off, a
-     * cube dropped on 4 frames); 0.3 lets side faces in (900038). */
+     * if it is free or held by a dimmer blob (repeated, so a drifting row
+     * is followed).  0.25, not 0.2: a cube slides along its neighbour's
+     * edge, and glare over part of a symbol moves its centroid (sim seed
+     * 700013: 4.9 mm off, a cube dropped on 4 frames); 0.3 lets side faces
+     * in (900038). */
     for (int pass = 0; pass < 3; pass++) {
         bool any = false;
         for (int i = 0; i < nb; i++) {
@@ -1737,11 +1738,19 @@ int vis_qwirkle_read(vis_qwirkle *q, const vis_image *top, const vis_view *vw, v
                 continue;
             {
                 int ku = bl[best].ku + su, kv = bl[best].kv + sv;
-                bool taken = false;
-                for (int j = 0; j < nb && !taken; j++)
-                    taken = bl[j].cand && bl[j].ku == ku && bl[j].kv == kv;
-                if (taken)
+                int taken = -1;
+                for (int j = 0; j < nb && taken < 0; j++)
+                    if (bl[j].cand && bl[j].ku == ku && bl[j].kv == kv)
+                        taken = j;
+                /* taken by a blob of less than half the light: a side
+                 * face's symbol or a fragment nearer the cell's centre
+                 * than the cube's own symbol (sim seed 700002: a side 4
+                 * mm from it, the symbol 7 mm; the cube was read from the
+                 * side's patch) */
+                if (taken >= 0 && !(bl[taken].sw < 0.5 * bl[i].sw))
                     continue;
+                if (taken >= 0)
+                    bl[taken].cand = false;
                 bl[i].ku = ku;
                 bl[i].kv = kv;
                 bl[i].res = bres;
