@@ -283,10 +283,14 @@ static int cd__det_make(const vis_image *top, const vis_view *vw, cd__det *d, ba
         d->tx[x] = d->x0 + (x + 0.5) / d->ppm;
     for (int y = 0; y < d->h; y++)
         d->ty[y] = d->y0 + (y + 0.5) / d->ppm;
-    for (int y = 0; y < d->h; y++) {
+    /* (sizes and planes in locals: the byte stores would otherwise make
+     * the compiler reload them per pixel) */
+    const int w = d->w, h = d->h;
+    const double *txs = d->tx, mat_w = vw->mat_w;
+    for (int y = 0; y < h; y++) {
         const unsigned char *s = src->data + (size_t)y * src->stride;
-        unsigned char *o = d->rgb + (size_t)y * d->w * 3;
-        for (int x = 0; x < d->w; x++) {
+        unsigned char *o = d->rgb + (size_t)y * w * 3, *om = d->onmat + (size_t)y * w;
+        for (int x = 0; x < w; x++) {
             o[3 * x] = lut[0][s[3 * x]];
             o[3 * x + 1] = lut[1][s[3 * x + 1]];
             o[3 * x + 2] = lut[2][s[3 * x + 2]];
@@ -295,10 +299,10 @@ static int cd__det_make(const vis_image *top, const vis_view *vw, cd__det *d, ba
          * play area's edges and its corner markers */
         double ty = d->ty[y], mk = vw->marker_mm > 0 ? vw->marker_mm : 0;
         bool row_clear = ty > mk + 1 && ty < vw->mat_h - mk - 1;
-        for (int x = 0; x < d->w; x++) {
-            double tx = d->tx[x];
-            bool in = row_clear && tx > 1 && tx < vw->mat_w - 1 ? true : cd__on_mat(vw, tx, ty);
-            d->onmat[y * d->w + x] = in && o[3 * x] + o[3 * x + 1] + o[3 * x + 2] > 12;
+        for (int x = 0; x < w; x++) {
+            double tx = txs[x];
+            bool in = row_clear && tx > 1 && tx < mat_w - 1 ? true : cd__on_mat(vw, tx, ty);
+            om[x] = in && o[3 * x] + o[3 * x + 1] + o[3 * x + 2] > 12;
         }
     }
     vis_image_free(small);
@@ -314,14 +318,16 @@ static bool cd__mode(const cd__det *d, int x0, int y0, int x1, int y1, int step,
 {
     static const int L = 16;
     int *hist = calloc((size_t)L * L * L, sizeof *hist), best = -1, n = 0;
-    double s[3] = {0, 0, 0};
+    /* (whole sums: exact, as the doubles they replace were) */
+    int64_t s[3] = {0, 0, 0};
     int m = 0;
+    const unsigned char *rgb = d->rgb, *onmat = d->onmat;
     if (!hist)
         return false;
     for (int y = y0; y < y1; y += step)
         for (int x = x0; x < x1; x += step) {
-            const unsigned char *p = d->rgb + ((size_t)y * d->w + x) * 3;
-            if (!d->onmat[y * d->w + x])
+            const unsigned char *p = rgb + ((size_t)y * d->w + x) * 3;
+            if (!onmat[y * d->w + x])
                 continue;
             if (near && fabs(p[0] - near[0]) + fabs(p[1] - near[1]) + fabs(p[2] - near[2]) > 90)
                 continue;
@@ -336,21 +342,23 @@ static bool cd__mode(const cd__det *d, int x0, int y0, int x1, int y1, int step,
         return false;
     /* (the bin's centre is whole: integer distances, as exact) */
     int c[3] = {(best / (L * L)) * 16 + 8, ((best / L) % L) * 16 + 8, (best % L) * 16 + 8};
-    for (int y = y0; y < y1; y++)
-        for (int x = x0; x < x1; x++) {
-            const unsigned char *p = d->rgb + ((size_t)y * d->w + x) * 3;
-            if (d->onmat[y * d->w + x] &&
-                abs(p[0] - c[0]) + abs(p[1] - c[1]) + abs(p[2] - c[2]) < 36) {
+    for (int y = y0; y < y1; y++) {
+        const unsigned char *p = rgb + ((size_t)y * d->w + x0) * 3;
+        const unsigned char *om = onmat + (size_t)y * d->w;
+        for (int x = x0; x < x1; x++, p += 3) {
+            bool near_c = abs(p[0] - c[0]) + abs(p[1] - c[1]) + abs(p[2] - c[2]) < 36;
+            if (om[x] && near_c) {
                 s[0] += p[0];
                 s[1] += p[1];
                 s[2] += p[2];
                 m++;
             }
         }
+    }
     if (m < 10)
         return false;
     for (int k = 0; k < 3; k++)
-        out[k] = s[k] / m;
+        out[k] = (double)s[k] / m;
     if (count)
         *count = m;
     return true;
@@ -551,21 +559,26 @@ static void cd__mask(vis_cards *c, cd__det *d, const vis_view *vw, bool learn)
     for (int v = 0; v < 766; v++)
         rinv[v] = 1.f / (float)(v > 30 ? v : 30);
     const float third = 1.f / 3, ftc = (float)tc, ftb = (float)tb, fc0 = (float)(1 / c0);
+    /* (the planes in locals: stores to the byte planes would otherwise
+     * make the compiler reload every pointer and the count per pixel) */
+    const unsigned char *rgb = d->rgb, *onmat = d->onmat;
+    unsigned char *inkp = d->ink, *maskp = d->mask;
+    int nmask = 0;
     for (int y = 0; y < h; y++) {
         double Y = (d->y0 + (y + 0.5) / d->ppm) / vw->mat_h - 0.5;
         const double *cf = mt->coef;
         /* the surface along the row: a quadratic in X alone */
-        double ra = cf[0] + cf[2] * Y + cf[5] * Y * Y, rb = cf[1] + cf[4] * Y;
+        double ra = cf[0] + cf[2] * Y + cf[5] * Y * Y, rb = cf[1] + cf[4] * Y, rc = cf[3];
         for (int x = 0; x < w; x++) {
-            const unsigned char *p = d->rgb + ((size_t)y * w + x) * 3;
+            const unsigned char *p = rgb + ((size_t)y * w + x) * 3;
             int i = y * w + x;
             double X = fx[x];
-            float model = (float)(ra + (rb + cf[3] * X) * X);
+            float model = (float)(ra + (rb + rc * X) * X);
             int ibr = p[0] + p[1] + p[2];
             float br = (float)ibr;
             ex[i] = br - model;
-            d->ink[i] = d->mask[i] = 0;
-            if (!d->onmat[i])
+            inkp[i] = maskp[i] = 0;
+            if (!onmat[i])
                 continue;
             float inv = rinv[ibr];
             float c0p = p[0] * inv, c1p = p[1] * inv, c2p = p[2] * inv;
@@ -587,11 +600,12 @@ static void cd__mask(vis_cards *c, cd__det *d, const vis_view *vw, bool learn)
                 float neu = fabsf(c0p - third) + fabsf(c1p - third) + fabsf(c2p - third);
                 m = neu * 765 < 70 || br > 1.35f * model + ftb;
             }
-            d->ink[i] = ink;
-            d->mask[i] = m;
-            d->nmask += m;
+            inkp[i] = ink;
+            maskp[i] = m;
+            nmask += m;
         }
     }
+    d->nmask = nmask;
     free(fx);
     /* Edges are needed only where colour cannot tell card stock from the
      * mat: a pale near-neutral mat.  On wood or felt they would add the
@@ -850,8 +864,11 @@ static void cd__open(cd__det *d, bool holes)
     cd__glare(d);
     cd__morph1(d, t, true);
     cd__morph1(d, t, false);
-    for (int i = 0; i < d->w * d->h; i++)
-        d->mask[i] |= d->edge[i];
+    /* (the planes in locals: a byte store through d would reload them) */
+    unsigned char *mask = d->mask;
+    const unsigned char *edge = d->edge;
+    for (int i = 0, n = d->w * d->h; i < n; i++)
+        mask[i] |= edge[i];
     cd__morph1(d, t, false);
     cd__morph1(d, t, true);
     /* Holes: the rim of a dark pip blurs through mat-like colours, so the
@@ -880,7 +897,7 @@ static void cd__open(cd__det *d, bool holes)
                            (size_t)(runs[r].x1 - runs[r].x0 + 1));
         }
         for (int i = 0; i < w * h; i++)
-            d->mask[i] = t[i] != 1;
+            mask[i] = t[i] != 1;
     }
     free(stack);
     free(runs);
@@ -889,9 +906,10 @@ static void cd__open(cd__det *d, bool holes)
     cd__morph1(d, t, false);
     cd__morph1(d, t, false);
     free(t);
-    d->nmask = 0;
-    for (int i = 0; i < d->w * d->h; i++)
-        d->nmask += d->mask[i];
+    int nmask = 0;
+    for (int i = 0; i < w * h; i++)
+        nmask += mask[i];
+    d->nmask = nmask;
 }
 
 /* ---- the grid ---- */
@@ -910,18 +928,20 @@ static double cd__wrap(double a, double p) { return a - p * floor(a / p); }
  * fewest bins (straight card edges on the grid's lines).  Pixel-level
  * edge directions would not do: a binary staircase votes for the pixel
  * axes. */
-static double cd__proj_score(const float *px, const float *py, int n, double ang, float *hist,
+static double cd__proj_score(const float *px, const float *py, int n, double ang, int *hist,
                              int nb, double lo)
 {
     double ca = cos(ang), sa = sin(ang), s = 0;
+    /* (whole counts: outline points come in runs on one bin, and an
+     * integer add waits less on the last one than a float add) */
     memset(hist, 0, sizeof *hist * (size_t)nb * 2);
     for (int i = 0; i < n; i++) {
         double u = px[i] * ca + py[i] * sa - lo, v = -px[i] * sa + py[i] * ca - lo;
         int iu = (int)u, iv = (int)v;
         if (iu >= 0 && iu < nb)
-            hist[iu] += 1;
+            hist[iu]++;
         if (iv >= 0 && iv < nb)
-            hist[nb + iv] += 1;
+            hist[nb + iv]++;
     }
     for (int i = 0; i < 2 * nb; i++)
         s += (double)hist[i] * hist[i];
@@ -941,7 +961,7 @@ static double cd__angle(const cd__det *d)
     float *px = malloc(sizeof *px * (size_t)cap), *py = malloc(sizeof *py * (size_t)cap);
     double diag = sqrt((double)w * w + (double)h * h) / d->ppm;
     int nb = (int)(2 * diag) + 4;
-    float *hist = malloc(sizeof *hist * (size_t)nb * 2);
+    int *hist = malloc(sizeof *hist * (size_t)nb * 2);
     if (!px || !py || !hist) {
         free(px);
         free(py);
@@ -1105,10 +1125,14 @@ static void cd__grid_fit(vis_cards *c, const cd__det *d, cd__grid *g)
         for (int y = 1; y < d->h - 1; y++)
             for (int x = 1; x < d->w - 1; x++) {
                 const unsigned char *m = d->mask + y * d->w + x;
+                int gx = m[1] - m[-1], gy = m[d->w] - m[-d->w];
+                /* (off the outline and outside the silhouette a pixel
+                 * adds nothing: most of the view) */
+                if (!m[0] && !gx && !gy)
+                    continue;
                 double tx = d->tx[x], ty = d->ty[y];
                 double u = tx * ca + ty * sa - umin, v = -tx * sa + ty * ca - vmin;
                 int iu = (int)u, iv = (int)v;
-                int gx = m[1] - m[-1], gy = m[d->w] - m[-d->w];
                 double ou = fabs(gx * ca + gy * sa), ov = fabs(-gx * sa + gy * ca);
                 double ru = 0, rv = 0;
                 if (m[0]) {
@@ -1131,6 +1155,9 @@ static void cd__grid_fit(vis_cards *c, const cd__det *d, cd__grid *g)
                 }
                 ru = ru > 12 ? fmin(ru, cap) : 0;
                 rv = rv > 12 ? fmin(rv, cap) : 0;
+                /* (adding 0 to the non-negative sums changes nothing) */
+                if (!gx && !gy && ru == 0 && rv == 0)
+                    continue;
                 if (iu >= 0 && iu < nu)
                     eu[iu] += cap * ou + ru;
                 if (iv >= 0 && iv < nv)
@@ -1329,7 +1356,7 @@ static void cd__ink(cd__patch *p, double *paper_frac, double *paper_sat)
     int want = n / 5, acc = 0, thr = 765;
     while (thr > 0 && acc + hist[thr] < want)
         acc += hist[thr--];
-    double s[3] = {0, 0, 0};
+    int64_t s[3] = {0, 0, 0}; /* (whole: exact, as the doubles were) */
     int m = 0;
     for (int y = b; y < h - b; y++) {
         const unsigned char *r = cd__px(p, 0, y);
@@ -1344,7 +1371,7 @@ static void cd__ink(cd__patch *p, double *paper_frac, double *paper_sat)
         }
     }
     for (int k = 0; k < 3; k++)
-        p->paper[k] = m ? s[k] / m : 0;
+        p->paper[k] = m ? (double)s[k] / m : 0;
     double pmax = fmax(p->paper[0], fmax(p->paper[1], p->paper[2]));
     double pmin = fmin(p->paper[0], fmin(p->paper[1], p->paper[2]));
     *paper_sat = pmax > 0 ? (pmax - pmin) / pmax : 1;
@@ -1435,16 +1462,21 @@ static void cd__ink(cd__patch *p, double *paper_frac, double *paper_sat)
         free(mark);
         return;
     }
-    for (int y = 0; y < h; y++) {
-        const unsigned char *ink = p->ink + (size_t)y * w;
+    {
+        unsigned char *pink = p->ink;
+        int *restrict cn = cnt;
+        for (int y = 0; y < h; y++) {
+            const unsigned char *restrict ink = pink + (size_t)y * w;
+            for (int x = 0; x < w; x++)
+                cn[x] += ink[x] == 1;
+        }
+        /* (the test is per column: only the side columns that are lines
+         * are walked down) */
         for (int x = 0; x < w; x++)
-            cnt[x] += ink[x] == 1;
-    }
-    for (int y = 0; y < h; y++) {
-        unsigned char *ink = p->ink + (size_t)y * w;
-        for (int x = 0; x < w; x++)
-            if ((x < band || x >= w - band) && cnt[x] > 0.4 * h && ink[x] == 1)
-                ink[x] = 2;
+            if ((x < band || x >= w - band) && cnt[x] > 0.4 * h)
+                for (int y = 0; y < h; y++)
+                    if (pink[(size_t)y * w + x] == 1)
+                        pink[(size_t)y * w + x] = 2;
     }
     for (int y = 0; y < h; y++) {
         if (y >= band && y < h - band)
@@ -1466,17 +1498,39 @@ static void cd__ink(cd__patch *p, double *paper_frac, double *paper_sat)
      * row, a start per column.) */
     int minrun = (int)(15 * CD__PPM), thick = (int)(2 * CD__PPM);
     const unsigned char *ink = p->ink;
+    /* act: 1 where a column's run is open, so that a row of eight pixels
+     * that neither starts nor ends a run is passed over at once (ink is
+     * 0, 1 or 2: bit 0 is "ink == 1") */
+    unsigned char *act = calloc((size_t)w + 8, 1);
+    if (!act) {
+        free(cnt);
+        free(mark);
+        return;
+    }
     for (int x = 0; x < w; x++)
         cnt[x] = -1;
+    const uint64_t ones = 0x0101010101010101u;
     for (int y = 0; y <= h; y++)
         for (int x = 0; x < w; x++) {
+            if (y < h && (x & 7) == 0 && x + 8 <= w) {
+                uint64_t u, a;
+                memcpy(&u, ink + (size_t)y * w + x, 8);
+                memcpy(&a, act + x, 8);
+                if ((u & ones) == a) {
+                    x += 7;
+                    continue;
+                }
+            }
             bool on = y < h && ink[y * w + x] == 1;
-            if (on && cnt[x] < 0)
+            if (on && cnt[x] < 0) {
                 cnt[x] = y;
+                act[x] = 1;
+            }
             if (on || cnt[x] < 0)
                 continue;
             int j0 = cnt[x];
             cnt[x] = -1;
+            act[x] = 0;
             if (y - j0 < minrun)
                 continue;
             for (int t = j0; t < y; t++) {
@@ -1517,54 +1571,60 @@ static void cd__ink(cd__patch *p, double *paper_frac, double *paper_sat)
             }
         }
     }
+    unsigned char *pink = p->ink;
     for (int i = 0; i < w * h; i++)
         if (mark[i])
-            p->ink[i] = 2;
+            pink[i] = 2;
+    free(act);
     free(mark);
     free(cnt);
 }
 
-/* Connected ink blobs (8-neighbours). */
+/* Connected ink blobs (8-neighbours).  (The patch's fields and a blob's
+ * sums are kept in locals, the sums whole: every store through p would
+ * otherwise reload them per pixel.) */
 static void cd__blobs(cd__patch *p)
 {
-    int n = p->w * p->h, np = 0, w = p->w;
+    const int w = p->w, h = p->h, n = w * h;
+    const unsigned char *ink = p->ink, *img = p->img->data;
+    const size_t stride = (size_t)p->img->stride;
+    int *lab = p->lab, *pix = p->pix, np = 0, nblobs = 0;
     const int off[9] = {-w - 1, -w, -w + 1, -1, 0, 1, w - 1, w, w + 1};
-    p->nblobs = 0;
-    memset(p->lab, 0xff, sizeof *p->lab * (size_t)n); /* -1 */
+    memset(lab, 0xff, sizeof *lab * (size_t)n); /* -1 */
     for (int i = 0; i < n; i++) {
-        if (p->ink[i] != 1 || p->lab[i] >= 0 || p->nblobs >= CD__MAXBLOB)
+        if (ink[i] != 1 || lab[i] >= 0 || nblobs >= CD__MAXBLOB)
             continue;
-        cd__blob *bl = &p->blobs[p->nblobs];
-        int id = p->nblobs++, head = np;
+        cd__blob *bl = &p->blobs[nblobs];
+        int id = nblobs++, head = np;
+        int cnt = 0, x0 = 1 << 30, y0 = 1 << 30, x1 = -1, y1 = -1;
+        int64_t sx = 0, sy = 0, sb = 0, sg = 0, sr = 0;
         memset(bl, 0, sizeof *bl);
         bl->first = np;
-        bl->x0 = bl->y0 = 1 << 30;
-        bl->x1 = bl->y1 = -1;
-        p->pix[np++] = i;
-        p->lab[i] = id;
+        pix[np++] = i;
+        lab[i] = id;
         while (head < np) {
-            int k = p->pix[head++], x = k % p->w, y = k / p->w;
-            const unsigned char *q = cd__px(p, x, y);
-            bl->n++;
-            bl->sx += x;
-            bl->sy += y;
-            bl->sb += q[0];
-            bl->sg += q[1];
-            bl->sr += q[2];
-            bl->x0 = x < bl->x0 ? x : bl->x0;
-            bl->x1 = x > bl->x1 ? x : bl->x1;
-            bl->y0 = y < bl->y0 ? y : bl->y0;
-            bl->y1 = y > bl->y1 ? y : bl->y1;
+            int k = pix[head++], y = k / w, x = k - y * w;
+            const unsigned char *q = img + (size_t)y * stride + 3 * (size_t)x;
+            cnt++;
+            sx += x;
+            sy += y;
+            sb += q[0];
+            sg += q[1];
+            sr += q[2];
+            x0 = x < x0 ? x : x0;
+            x1 = x > x1 ? x : x1;
+            y0 = y < y0 ? y : y0;
+            y1 = y > y1 ? y : y1;
             /* weak ink joins a blob it touches: blurred symbols keep
              * their size (the neighbours row by row; off the patch's
              * border without bounds checks) */
-            bool strong = p->ink[k] == 1;
-            if (x > 0 && y > 0 && x < p->w - 1 && y < p->h - 1) {
+            bool strong = ink[k] == 1;
+            if (x > 0 && y > 0 && x < w - 1 && y < h - 1) {
                 for (int t = 0; t < 9; t++) {
                     int j = k + off[t];
-                    if (p->ink[j] >= 1 && p->lab[j] < 0 && (p->ink[j] == 1 || strong)) {
-                        p->lab[j] = id;
-                        p->pix[np++] = j;
+                    if (ink[j] >= 1 && lab[j] < 0 && (ink[j] == 1 || strong)) {
+                        lab[j] = id;
+                        pix[np++] = j;
                     }
                 }
                 continue;
@@ -1572,16 +1632,27 @@ static void cd__blobs(cd__patch *p)
             for (int dy = -1; dy <= 1; dy++)
                 for (int dx = -1; dx <= 1; dx++) {
                     int xx = x + dx, yy = y + dy;
-                    if (xx < 0 || yy < 0 || xx >= p->w || yy >= p->h)
+                    if (xx < 0 || yy < 0 || xx >= w || yy >= h)
                         continue;
-                    int j = yy * p->w + xx;
-                    if (p->ink[j] >= 1 && p->lab[j] < 0 && (p->ink[j] == 1 || strong)) {
-                        p->lab[j] = id;
-                        p->pix[np++] = j;
+                    int j = yy * w + xx;
+                    if (ink[j] >= 1 && lab[j] < 0 && (ink[j] == 1 || strong)) {
+                        lab[j] = id;
+                        pix[np++] = j;
                     }
                 }
         }
+        bl->n = cnt;
+        bl->x0 = x0;
+        bl->y0 = y0;
+        bl->x1 = x1;
+        bl->y1 = y1;
+        bl->sx = (double)sx;
+        bl->sy = (double)sy;
+        bl->sb = (double)sb;
+        bl->sg = (double)sg;
+        bl->sr = (double)sr;
     }
+    p->nblobs = nblobs;
     p->npix = np;
 }
 
@@ -1598,13 +1669,15 @@ static int cd__drop_edge_blobs(cd__patch *p)
         if (!edge)
             p->blobs[keep++] = *b;
     }
-    for (int i = 0; i < p->w * p->h; i++)
-        if (p->lab[i] >= 0) {
-            p->lab[i] = map[p->lab[i]];
-            if (p->lab[i] < 0)
-                p->ink[i] = 2;
+    int *lab = p->lab;
+    unsigned char *ink = p->ink;
+    for (int i = 0, n = p->w * p->h; i < n; i++)
+        if (lab[i] >= 0) {
+            lab[i] = map[lab[i]];
+            if (lab[i] < 0)
+                ink[i] = 2;
             else
-                nink += p->ink[i] == 1;
+                nink += ink[i] == 1;
         }
     p->nblobs = keep;
     return nink;
@@ -2746,6 +2819,9 @@ int vis_cards_read(vis_cards *c, const vis_image *top, const vis_view *vw, vis_c
         return base_err_set(err, BASE_ENOMEM, "vis_cards_read: out of memory");
     }
     const double inset = 6;
+    /* a cell's print is only compared with this: counting stops there (the
+     * dark spots' test is most of the loop's cost) */
+    const double print_min = 40 * d.ppm * d.ppm;
     for (int y = 0; y < d.h; y++) {
         double ty = d.y0 + (y + 0.5) * step, tx0 = d.x0 + 0.5 * step;
         double u = tx0 * ca + ty * sa - g.phu, v = -tx0 * sa + ty * ca - g.phv;
@@ -2759,7 +2835,7 @@ int vis_cards_read(vis_cards *c, const vis_image *top, const vis_view *vw, vis_c
             /* print: ink, or a dark spot in the silhouette (black pips on
              * a black mat are blurred to a grey brighter than the mat at
              * this resolution, and too small to leave holes) */
-            if (fu > 2 && fu < g.pu - 2 && fv > 2 && fv < g.pv - 2)
+            if (a[4] < print_min && fu > 2 && fu < g.pu - 2 && fv > 2 && fv < g.pv - 2)
                 a[4] += d.ink[y * d.w + x] || cd__dark_spot(&d, x, y);
             if (fu > inset && fu < g.pu - inset && fv > inset && fv < g.pv - inset) {
                 a[0] += 1;
@@ -2779,7 +2855,7 @@ int vis_cards_read(vis_cards *c, const vis_image *top, const vis_view *vw, vis_c
             /* a card is filled and has print (or a coloured back) on it: a
              * bright patch of glare on a pale mat has none */
             if (a[0] < 0.5 * (g.pu - 2 * inset) * (g.pv - 2 * inset) * d.ppm * d.ppm ||
-                a[1] < 0.6 * a[0] || a[4] < 40 * d.ppm * d.ppm || out->ncards >= VIS_CARDS_MAX)
+                a[1] < 0.6 * a[0] || a[4] < print_min || out->ncards >= VIS_CARDS_MAX)
                 continue;
             /* the card's centre: the cell centre, nudged toward the
              * silhouette's centroid in the cell */
