@@ -6,7 +6,8 @@
  * hot spot, a warm one on a dark mat, felt in the cubes' shade, a hole in
  * a board on wood, a tilted
  * camera's blur, a row drifting off the grid, a step off sideways, a
- * dim spot nearer a cell's centre than its cube's symbol, conf
+ * dim spot nearer a cell's centre than its cube's symbol, a first move
+ * with a fragment beside it, conf
  * against the camera's resolution) and, through the frame reader, on simulated
  * camera frames with fixed seeds (a tilted camera among them, one whose
  * cubes' shadows fall where their side faces show); the colour
@@ -947,6 +948,38 @@ static void test_cell_to_symbol(void **state)
     free(r);
 }
 
+/* A first move of two cubes and a small dim spot of their colour on dark
+ * body 30 degrees off their line (a side face's fragment): the two
+ * neighbour pairs disagree, and the grid keeps the cubes' axes (their
+ * mean turned it 15 degrees, and the shapes were read against templates
+ * turned so: sim seeds 500000, 500014). */
+static void test_two_pairs(void **state)
+{
+    (void)state;
+    cube c[2] = {{250, 250, 0, RULES_GREEN, RULES_SQUARE}, {270.2, 250, 0, RULES_GREEN, RULES_DIAMOND}};
+    const double sx = 250 + 20.2 * cos(M_PI / 6), sy = 250 + 20.2 * sin(M_PI / 6);
+    vis_reading *r = malloc(sizeof *r);
+    vis_image *img = draw_view(c, 2, wood);
+    for (int y = 0; y < img->height; y++)
+        for (int x = 0; x < img->width; x++) {
+            double tx = (x + 0.5) / PPM - MARGIN - sx, ty = (y + 0.5) / PPM - MARGIN - sy;
+            unsigned char *p = img->data + (size_t)y * img->stride + 3 * x;
+            if (fabs(tx) > 7 || fabs(ty) > 7)
+                continue;
+            for (int k = 0; k < 3; k++)
+                p[k] = (unsigned char)(tx * tx + ty * ty < 2.4 * 2.4 ? 0.8 * colour_bgr[RULES_GREEN][k]
+                                                                    : 14);
+        }
+    read_image(img, r);
+    assert_true(fabs(r->grid_angle_deg) < 3);
+    for (int i = 0; i < 2; i++) {
+        int j = piece_at(r, c[i].x, c[i].y);
+        assert_true(j >= 0);
+        assert_int_equal(r->pieces[j].shape, c[i].shape);
+    }
+    free(r);
+}
+
 /* `tablecam recognize` on a file that is no image, and on an image with no
  * mat: exit 2 with a message naming the problem. */
 static void test_recognize_command(void **state)
@@ -994,7 +1027,7 @@ int main(void)
         cmocka_unit_test(test_table_in_shade), cmocka_unit_test(test_hole_on_wood),
         cmocka_unit_test(test_tilted_blur),
         cmocka_unit_test(test_drifting_row), cmocka_unit_test(test_drifting_step),
-        cmocka_unit_test(test_cell_to_symbol),
+        cmocka_unit_test(test_cell_to_symbol), cmocka_unit_test(test_two_pairs),
         cmocka_unit_test(test_recognize_command),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

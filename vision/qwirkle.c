@@ -828,7 +828,7 @@ static void qw__grid(vis_qwirkle *q, qw__blob *bl, int nb, double *angle, double
                      double *phu, double *phv)
 {
     const double cube = q->cube_mm;
-    double sr = 0, si = 0, ca, sa;
+    double sr = 0, si = 0, ca, sa, big = 0, big_th = 0;
     int npairs = 0;
     /* Rotation from neighbouring symbols. */
     for (int i = 0; i < nb; i++)
@@ -840,8 +840,18 @@ static void qw__grid(vis_qwirkle *q, qw__blob *bl, int nb, double *angle, double
             sr += cos(4 * th);
             si += sin(4 * th);
             npairs++;
+            if (fmin(bl[i].n, bl[j].n) > big) {
+                big = fmin(bl[i].n, bl[j].n);
+                big_th = th;
+            }
         }
-    if (npairs > 0 && sqrt(sr * sr + si * si) > 0.3 * npairs)
+    if (npairs == 2 && sqrt(sr * sr + si * si) < 1.5)
+        /* Two pairs that disagree by more than 20 degrees: their mean is
+         * wrong for both.  A side face's fragment beside a first move is
+         * small, so the pair of larger blobs (sim seeds 500000, 500014:
+         * 2-cube boards turned 17 degrees, a cube misread at conf 0.91). */
+        *angle = atan2(sin(4 * big_th), cos(4 * big_th)) / 4;
+    else if (npairs > 0 && sqrt(sr * sr + si * si) > 0.3 * npairs)
         *angle = atan2(si, sr) / 4;
     else
         /* Too little to tell: the mat's axes.  Not the last reading's
