@@ -620,7 +620,7 @@ static void cd__mask(vis_cards *c, cd__det *d, const vis_view *vw, bool learn)
         return;
     /* the brightness once, then the 3x3 sums on it (gm doubles as it) */
     for (int i = 0; i < w * h; i++)
-        gm[i] = (unsigned short)(d->rgb[3 * i] + d->rgb[3 * i + 1] + d->rgb[3 * i + 2]);
+        gm[i] = (unsigned short)(rgb[3 * i] + rgb[3 * i + 1] + rgb[3 * i + 2]);
     unsigned short *prev = malloc(sizeof *prev * 2 * (size_t)w), *cur = prev + w;
     if (!prev) {
         free(gm);
@@ -631,17 +631,19 @@ static void cd__mask(vis_cards *c, cd__det *d, const vis_view *vw, bool learn)
         /* prev: the source row above (gm's row y-1 is overwritten by now) */
         memcpy(cur, gm + (size_t)y * w, sizeof *gm * (size_t)w);
         const unsigned short *up = prev, *mid = cur, *dn = gm + (size_t)(y + 1) * w;
-        for (int x = 0; x < w; x++) {
-            if (x == 0 || y == 0 || x == w - 1 || y == h - 1) {
-                gm[y * w + x] = 0;
-                continue;
-            }
+        unsigned short *go = gm + (size_t)y * w;
+        const unsigned char *om = onmat + (size_t)y * w, *mk = maskp + (size_t)y * w;
+        /* (the border, 0, outside the loop) */
+        go[0] = go[w - 1] = 0;
+        if (y == 0 || y == h - 1)
+            memset(go, 0, sizeof *go * (size_t)w);
+        for (int x = 1; x < w - 1 && y > 0 && y < h - 1; x++) {
             int gx = up[x + 1] + 2 * mid[x + 1] + dn[x + 1] - up[x - 1] - 2 * mid[x - 1] -
                      dn[x - 1];
             int gy = dn[x - 1] + 2 * dn[x] + dn[x + 1] - up[x - 1] - 2 * up[x] - up[x + 1];
             int g = (abs(gx) + abs(gy)) / 8;
-            gm[y * w + x] = (unsigned short)(g > 65535 ? 65535 : g);
-            if (d->onmat[y * w + x] && !d->mask[y * w + x]) {
+            go[x] = (unsigned short)(g > 65535 ? 65535 : g);
+            if (om[x] && !mk[x]) {
                 hist[g > 255 ? 255 : g]++;
                 nh++;
             }
@@ -655,8 +657,9 @@ static void cd__mask(vis_cards *c, cd__det *d, const vis_view *vw, bool learn)
     for (int acc = 0; med < 255 && acc + hist[med] < nh / 2; med++)
         acc += hist[med];
     int te = 3 * med > 8 ? 3 * med : 8;
+    unsigned char *edge = d->edge;
     for (int i = 0; i < w * h; i++)
-        d->edge[i] = d->onmat[i] && gm[i] > te;
+        edge[i] = onmat[i] && gm[i] > te;
     free(gm);
 }
 
@@ -1043,15 +1046,30 @@ static double cd__fill_ambiguity(const cd__det *d, double ca, double sa, double 
     enum { N = 24 };
     double in[N][N] = {{0}}, step = 1 / d->ppm, tot = 0, amb = 0;
     int k0u = 1 << 30, k0v = 1 << 30;
+    /* each pixel's cell, from the first pass (the divisions were most of
+     * the cost; without room, the second pass divides again) */
+    int cap = d->nmask > 0 ? d->nmask : 0, np = 0;
+    int *kk = malloc(sizeof *kk * 2 * ((size_t)cap + 1));
     /* the first pass finds the cells' origin, the second counts */
-    for (int pass = 0; pass < 2; pass++)
+    for (int pass = 0; pass < 2; pass++, np = 0)
         for (int y = 0; y < d->h; y++)
             for (int x = 0; x < d->w; x++) {
                 if (!d->mask[y * d->w + x])
                     continue;
-                double tx = d->x0 + (x + 0.5) * step, ty = d->y0 + (y + 0.5) * step;
-                int ku = (int)floor((tx * ca + ty * sa - phu) / pu);
-                int kv = (int)floor((-tx * sa + ty * ca - phv) / pv);
+                int ku, kv;
+                if (pass == 1 && kk && np < cap) {
+                    ku = kk[2 * np];
+                    kv = kk[2 * np + 1];
+                } else {
+                    double tx = d->x0 + (x + 0.5) * step, ty = d->y0 + (y + 0.5) * step;
+                    ku = (int)floor((tx * ca + ty * sa - phu) / pu);
+                    kv = (int)floor((-tx * sa + ty * ca - phv) / pv);
+                }
+                if (pass == 0 && kk && np < cap) {
+                    kk[2 * np] = ku;
+                    kk[2 * np + 1] = kv;
+                }
+                np++;
                 if (pass == 0) {
                     k0u = ku < k0u ? ku : k0u;
                     k0v = kv < k0v ? kv : k0v;
@@ -1060,6 +1078,7 @@ static double cd__fill_ambiguity(const cd__det *d, double ca, double sa, double 
                     tot += 1;
                 }
             }
+    free(kk);
     double area = pu * pv * d->ppm * d->ppm;
     for (int j = 0; j < N; j++)
         for (int i = 0; i < N; i++)
@@ -3044,15 +3063,23 @@ int vis_cards_survey(vis_cards *c, const vis_image *top, const vis_view *vw, vis
     /* (the box of the cards needs no filled holes) */
     cd__open(&d, false);
     double x0 = 1e9, y0 = 1e9, x1 = -1e9, y1 = -1e9;
-    for (int y = 0; y < d.h; y++)
-        for (int x = 0; x < d.w; x++)
-            if (d.mask[y * d.w + x]) {
-                double tx = d.tx[x], ty = d.ty[y];
-                x0 = tx < x0 ? tx : x0;
-                y0 = ty < y0 ? ty : y0;
-                x1 = tx > x1 ? tx : x1;
-                y1 = ty > y1 ? ty : y1;
-            }
+    /* (tx and ty grow with x and y: a row's first and last pixels of the
+     * mask hold its extremes) */
+    for (int y = 0; y < d.h; y++) {
+        const unsigned char *row = d.mask + (size_t)y * d.w;
+        int xa = 0, xb = d.w - 1;
+        while (xa < d.w && !row[xa])
+            xa++;
+        if (xa == d.w)
+            continue;
+        while (!row[xb])
+            xb--;
+        double ty = d.ty[y];
+        x0 = d.tx[xa] < x0 ? d.tx[xa] : x0;
+        x1 = d.tx[xb] > x1 ? d.tx[xb] : x1;
+        y0 = ty < y0 ? ty : y0;
+        y1 = ty > y1 ? ty : y1;
+    }
     cd__hand(c, &d, vw, out);
     if (d.nmask > 0.3 * c->cw * c->ch * d.ppm * d.ppm) {
         out->ncandidates = (int)(d.nmask / (c->cw * c->ch * d.ppm * d.ppm) + 0.5);
