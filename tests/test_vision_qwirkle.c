@@ -510,6 +510,32 @@ static void test_hand(void **state)
     vis_image_free(img);
 }
 
+/* On a black table the play area is mostly below the body threshold: the
+ * table must be modelled from all of it, not from what is left (the hand
+ * itself), or a pale hand and a purple sleeve over the board are not
+ * reported (sim seed 900009). */
+static void test_hand_on_black_table(void **state)
+{
+    (void)state;
+    static const unsigned char black[3] = {22, 22, 24};
+    cube c[2] = {{240, 250, 0, RULES_YELLOW, RULES_STAR8}, {260, 250, 0, RULES_BLUE, RULES_CIRCLE}};
+    vis_image *img = draw_view(c, 2, black);
+    vis_view v = full_view();
+    vis_qwirkle *q = NULL;
+    vis_survey sv;
+    assert_int_equal(vis_qwirkle_new(20, NULL, &q, NULL), 0);
+    assert_int_equal(vis_qwirkle_survey(q, img, &v, &sv, NULL), 0);
+    assert_false(sv.hand);
+    vis_draw_line(img, (vis_point){330 * PPM, 520 * PPM}, (vis_point){300 * PPM, 300 * PPM},
+                  vis_rgb(110, 30, 120), (int)(70 * PPM), VIS_DRAW_AA, NULL);
+    vis_draw_circle(img, (vis_point){300 * PPM, 300 * PPM}, 45 * PPM, vis_rgb(235, 185, 150),
+                    VIS_FILLED, VIS_DRAW_AA, NULL);
+    assert_int_equal(vis_qwirkle_survey(q, img, &v, &sv, NULL), 0);
+    assert_true(sv.hand);
+    vis_qwirkle_free(q);
+    vis_image_free(img);
+}
+
 /* A lamp's hot spot on the mat, reaching its edge, is no hand: the mat's
  * own colour under more light (brighter, plus some white glare). */
 static void test_hot_spot(void **state)
@@ -1021,6 +1047,7 @@ int main(void)
         cmocka_unit_test(test_glossy_body),
         cmocka_unit_test(test_all_36),       cmocka_unit_test(test_learn_profile),
         cmocka_unit_test(test_not_cubes),    cmocka_unit_test(test_hand),
+        cmocka_unit_test(test_hand_on_black_table),
         cmocka_unit_test(test_hot_spot),     cmocka_unit_test(test_warm_hot_spot),
         cmocka_unit_test(test_soft_board_edge), cmocka_unit_test(test_conf_resolution),
         cmocka_unit_test(test_sim_frames),   cmocka_unit_test(test_side_in_shadow),

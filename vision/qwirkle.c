@@ -2062,11 +2062,22 @@ int vis_qwirkle_survey(vis_qwirkle *q, const vis_image *top, const vis_view *vw,
         double med[3], spread[3];
         unsigned char *m = q->cls; /* reused: bit 3 = foreign */
         const double min_area = 6.0 * q->cube_mm * q->cube_mm * ppm * ppm;
+        long ndark = 0, nin = 0;
+        bool dark_table;
         memset(hist, 0, sizeof hist);
+        for (size_t i = 0; i < (size_t)w * h; i++) {
+            nin += q->cls[i] != QW__OUT;
+            ndark += (q->cls[i] & QW__DARK) != 0;
+        }
+        /* On a black table most of the play area is below the body
+         * threshold: the table is what is dark there, and modelled from the
+         * rest alone it would be the hand itself (sim seed 900009: a pale
+         * hand over the board not reported). */
+        dark_table = ndark > nin / 2;
         for (int y = 0; y < h; y++)
             for (int x = 0; x < w; x++) {
                 size_t i = (size_t)y * w + x;
-                if (q->cls[i] == QW__OUT || (q->cls[i] & QW__DARK))
+                if (q->cls[i] == QW__OUT || ((q->cls[i] & QW__DARK) && !dark_table))
                     continue; /* a saturated table is table too */
                 const unsigned char *p = top->data + (size_t)y * top->stride + 3 * x;
                 for (int c = 0; c < 3; c++)
