@@ -342,11 +342,17 @@ static bool cd__mode(const cd__det *d, int x0, int y0, int x1, int y1, int step,
         return false;
     /* (the bin's centre is whole: integer distances, as exact) */
     int c[3] = {(best / (L * L)) * 16 + 8, ((best / L) % L) * 16 + 8, (best % L) * 16 + 8};
+    /* each channel's distance to the centre from a table (this pass
+     * reads every pixel) */
+    int ad[3][256];
+    for (int k = 0; k < 3; k++)
+        for (int v = 0; v < 256; v++)
+            ad[k][v] = abs(v - c[k]);
     for (int y = y0; y < y1; y++) {
         const unsigned char *p = rgb + ((size_t)y * d->w + x0) * 3;
         const unsigned char *om = onmat + (size_t)y * d->w;
         for (int x = x0; x < x1; x++, p += 3) {
-            bool near_c = abs(p[0] - c[0]) + abs(p[1] - c[1]) + abs(p[2] - c[2]) < 36;
+            bool near_c = ad[0][p[0]] + ad[1][p[1]] + ad[2][p[2]] < 36;
             if (om[x] && near_c) {
                 s[0] += p[0];
                 s[1] += p[1];
@@ -551,6 +557,13 @@ static void cd__mask(vis_cards *c, cd__det *d, const vis_view *vw, bool learn)
         m0[k] = mt->rgb[k] / c0;
     for (int x = 0; x < w; x++)
         fx[x] = d->tx[x] / vw->mat_w - 0.5;
+    /* Edges are needed only where colour cannot tell card stock from the
+     * mat: a pale near-neutral mat.  On wood or felt they would add the
+     * grain and the planks' gaps.  (Decided here: the loop below then
+     * keeps the brightness for the Sobel.) */
+    double neutral = fabs(m0[0] - 1.0 / 3) + fabs(m0[1] - 1.0 / 3) + fabs(m0[2] - 1.0 / 3);
+    bool edges = !(neutral * 765 > 60 || mt->c0 < 400);
+    unsigned short *gm = edges ? malloc(sizeof *gm * (size_t)w * h) : NULL;
     d->nmask = 0;
     /* per pixel in float, with 1 / brightness from a table: this runs on
      * every pixel of the play area twice a frame */
@@ -577,6 +590,8 @@ static void cd__mask(vis_cards *c, cd__det *d, const vis_view *vw, bool learn)
             int ibr = p[0] + p[1] + p[2];
             float br = (float)ibr;
             ex[i] = br - model;
+            if (gm)
+                gm[i] = (unsigned short)ibr;
             inkp[i] = maskp[i] = 0;
             if (!onmat[i])
                 continue;
@@ -607,20 +622,10 @@ static void cd__mask(vis_cards *c, cd__det *d, const vis_view *vw, bool learn)
     }
     d->nmask = nmask;
     free(fx);
-    /* Edges are needed only where colour cannot tell card stock from the
-     * mat: a pale near-neutral mat.  On wood or felt they would add the
-     * grain and the planks' gaps. */
-    double neutral = fabs(m0[0] - 1.0 / 3) + fabs(m0[1] - 1.0 / 3) + fabs(m0[2] - 1.0 / 3);
-    if (neutral * 765 > 60 || mt->c0 < 400)
-        return;
-    /* Sobel on the brightness */
-    int hist[256] = {0}, nh = 0;
-    unsigned short *gm = malloc(sizeof *gm * (size_t)w * h);
     if (!gm)
         return;
-    /* the brightness once, then the 3x3 sums on it (gm doubles as it) */
-    for (int i = 0; i < w * h; i++)
-        gm[i] = (unsigned short)(rgb[3 * i] + rgb[3 * i + 1] + rgb[3 * i + 2]);
+    /* Sobel on the brightness (gm holds it, then the 3x3 sums on it) */
+    int hist[256] = {0}, nh = 0;
     unsigned short *prev = malloc(sizeof *prev * 2 * (size_t)w), *cur = prev + w;
     if (!prev) {
         free(gm);
