@@ -102,6 +102,12 @@ static void on_event(void *ctx, const ref_event *ev)
         mv_from_pieces(m, ev->move->pieces, ev->move->npieces);
         m->player = ev->player;
         m->points = ev->verdict ? ev->verdict->points : 0;
+    } else if (ev->kind == REF_EV_CORRECTED && ev->move && r->nsaid > 0) {
+        /* the last move as the record now holds it */
+        mv *m = &r->said[r->nsaid - 1];
+        mv_from_pieces(m, ev->move->pieces, ev->move->npieces);
+        m->player = ev->player;
+        m->points = ev->verdict ? ev->verdict->points : 0;
     } else if (ev->kind == REF_EV_TAKEBACK && r->nsaid > 0) {
         r->nsaid--;
     } else if (ev->kind == REF_EV_ILLEGAL) {
@@ -178,6 +184,14 @@ int main(int argc, char **argv)
         ok = r->nsaid == r->ntl;
         for (int i = 0; i < r->ntl; i++) {
             bool hit = i < r->nsaid && same(&r->said[i], &r->truth_legal[i]);
+            if (r->verbose && !hit && i < r->nsaid)
+                printf("  move %d: truth player %d, %d points, %d cubes; said player %d, %d "
+                       "points, %d cubes\n",
+                       i + 1, r->truth_legal[i].player, r->truth_legal[i].points,
+                       r->truth_legal[i].n, r->said[i].player, r->said[i].points, r->said[i].n);
+            else if (r->verbose && !hit)
+                printf("  move %d: truth player %d, %d points, %d cubes; not said\n", i + 1,
+                       r->truth_legal[i].player, r->truth_legal[i].points, r->truth_legal[i].n);
             moves_right += hit;
             ok = ok && hit;
         }

@@ -41,6 +41,11 @@ struct ref_referee {
     int nlast_seen;
     rules_piece scratch[REF__MAX_PIECES];
     char names[RULES_MAX_PLAYERS][40]; /* the header's players ("player N" when unnamed) */
+    /* A piece left out of the last move (REF__DROP) and asked about: when
+     * it is read later with nothing else new, it was part of that move. */
+    bool has_late;
+    rules_piece late;
+    int late_seq;            /* the move it was left out of */
 };
 
 /* Event texts leave out the player the event is about (every front end
@@ -664,6 +669,111 @@ done:
     return res;
 }
 
+/* The last move was really m (by the same player): the stored event is
+ * corrected (note says why) and play continues from m's position.  late,
+ * when not NULL, is the piece the camera read late that m now holds. */
+static int ref__correct(ref_referee *r, const rules_move *m, const char *note,
+                        const rules_piece *late, base_err *err)
+{
+    rules_game *g = NULL;
+    rules_verdict v;
+    int seq, player, rc;
+    if (r->nhist <= 1)
+        return base_err_set(err, BASE_ESTATE, "there is no move to correct");
+    seq = r->hist_seq[r->nhist - 1];
+    player = r->hist_player[r->nhist - 1];
+    if ((rc = rules_game_clone(r->hist[r->nhist - 2], &g)) != 0)
+        return rc;
+    rules_apply(g, player, m, &v);
+    if (!v.legal) {
+        rules_game_free(g);
+        return base_err_set(err, BASE_EINVAL, "the corrected move is illegal: %s (%s)", v.reason,
+                            v.rule);
+    }
+    if (r->store && seq > 0) {
+        db_event ev;
+        char *move = ref__json_text(rules_move_to_json(r->game, m));
+        char *scores = ref__json_text(cJSON_CreateIntArray(v.scores, v.nplayers));
+        char *pos = ref__json_text(rules_position_to_json(g));
+        memset(&ev, 0, sizeof ev);
+        ev.seat = player;
+        ev.move = move;
+        ev.legal = true;
+        ev.points = v.points;
+        ev.scores = scores;
+        ev.position = pos;
+        ev.source = late ? DB_SRC_CAMERA : DB_SRC_CORRECTION;
+        rc = db_event_correct(r->store, r->match_id, seq, &ev, note, err);
+        cJSON_free(move);
+        cJSON_free(scores);
+        cJSON_free(pos);
+        if (rc < 0) {
+            rules_game_free(g);
+            return rc;
+        }
+    }
+    rules_game_free(r->hist[r->nhist - 1]);
+    r->hist[r->nhist - 1] = g;
+    r->hist_move[r->nhist - 1] = *m;
+    r->state = REF__OK;
+    r->has_late = false;
+    if (late) {
+        char what[160];
+        rules_piece_text(r->game, late, what, sizeof what);
+        ref__emit(r, REF_EV_CORRECTED, seq, player, m, &v, NULL, 0,
+                  "%s, read late, was part of the last move; it now scores %d.", what, v.points);
+    } else {
+        ref__emit(r, REF_EV_CORRECTED, seq, player, m, &v, NULL, 0,
+                  "the last move was corrected; it now scores %d.", v.points);
+    }
+    return 0;
+}
+
+/* The piece left out of the last move and asked about (REF__DROP), read
+ * again at its place: it was part of that move all along (read unsure,
+ * or misread, then), so when it, or one of its other readings likely
+ * enough, makes that move legal, the move is corrected to hold it rather
+ * than the piece being taken as the next player's move, which would put
+ * every later turn out of step.  Whoever's hand is over the table now:
+ * the piece was already there when the last move was judged.  Any other
+ * new pieces are then judged as usual.  True when corrected. */
+static bool ref__late_piece(ref_referee *r, const rules_piece *have, int nh,
+                            const rules_piece *seen, int ns, const ref_view *v, int *rc,
+                            base_err *err)
+{
+    int k = -1, player;
+    rules_move m;
+    if (!r->has_late || r->nhist <= 1 || r->hist_seq[r->nhist - 1] != r->late_seq)
+        return false;
+    player = r->hist_player[r->nhist - 1];
+    for (int i = 0; i < ns && k < 0; i++)
+        if (ref__same_place(&seen[i], &r->late) && !ref__known(have, nh, &seen[i]) &&
+            (!v->conf || v->conf[i] >= REF__ALT_FLOOR))
+            k = i;
+    m = r->hist_move[r->nhist - 1];
+    if (k < 0 || m.type != RULES_MOVE_PLACE || m.npieces >= RULES_MAX_MOVE_PIECES)
+        return false;
+    m.npieces++;
+    /* as read, then its other readings (likeliest first) while likely enough */
+    for (int d = 0; d <= (v->alt ? v->alt[k].n : 0); d++) {
+        rules_game *g = NULL;
+        rules_verdict vd;
+        if (d > 0 && v->alt[k].w[d - 1] < REF__ALT_FLOOR)
+            break;
+        ref__pick(&m.pieces[m.npieces - 1], &seen[k], v->alt ? &v->alt[k] : NULL, d);
+        if (rules_game_clone(r->hist[r->nhist - 2], &g) != 0)
+            return false;
+        rules_apply(g, player, &m, &vd); /* where the last move was played */
+        rules_game_free(g);
+        if (vd.legal) {
+            *rc = ref__correct(r, &m, "a piece the camera read late", &m.pieces[m.npieces - 1],
+                               err);
+            return true;
+        }
+    }
+    return false;
+}
+
 int ref_observe(ref_referee *r, const ref_view *v, base_err *err)
 {
     rules_piece *have = malloc(sizeof *have * REF__MAX_PIECES);
@@ -672,7 +782,7 @@ int ref_observe(ref_referee *r, const ref_view *v, base_err *err)
     rules_piece *full = NULL; /* REF__DROP: the reading with piece ask */
     rules_verdict verdict;
     rules_status st;
-    int nh, ns = v->n, nremoved, rc = 0, res, ask;
+    int nh, ns = v->n, nremoved, rc = 0, res, ask, nhist0 = r->nhist;
 
     if (!have || !seen || !m) {
         rc = base_err_set(err, BASE_ENOMEM, "out of memory");
@@ -765,6 +875,15 @@ int ref_observe(ref_referee *r, const ref_view *v, base_err *err)
             r->state = REF__OK;
             goto done;
         }
+    }
+
+    if (ref__late_piece(r, have, nh, seen, ns, v, &rc, err)) {
+        if (rc != 0)
+            goto done;
+        nh = ref__position(ref__game(r), have);
+        ref__keep_committed(r, have, nh, seen, ns); /* the piece as it was taken */
+        if (ref__same_position(have, nh, seen, ns))
+            goto done; /* nothing else is new */
     }
 
     /* Pieces read without confidence are not guessed at: the rules may
@@ -863,6 +982,12 @@ done:
          * raised an alert of its own.  The whole reading is remembered,
          * so that seeing it again says nothing again. */
         nh = ref__position(ref__game(r), have);
+        if (r->state == REF__OK && r->nhist > nhist0) {
+            /* the rest was a move: the piece may yet prove part of it */
+            r->has_late = true;
+            r->late = full[ask];
+            r->late_seq = r->hist_seq[r->nhist - 1];
+        }
         rc = ref__unplaced(r, full, v->n, ask, v->conf[ask], have, nh, r->state == REF__OK);
     }
     free(full);
@@ -913,51 +1038,9 @@ int ref_undo(ref_referee *r, base_err *err)
 
 int ref_correct_last(ref_referee *r, const rules_move *m, base_err *err)
 {
-    rules_game *g = NULL;
-    rules_verdict v;
-    int seq, player, rc;
-    if (r->nhist <= 1)
-        return base_err_set(err, BASE_ESTATE, "there is no move to correct");
-    seq = r->hist_seq[r->nhist - 1];
-    player = r->hist_player[r->nhist - 1];
-    if ((rc = rules_game_clone(r->hist[r->nhist - 2], &g)) != 0)
-        return rc;
-    rules_apply(g, player, m, &v);
-    if (!v.legal) {
-        rules_game_free(g);
-        return base_err_set(err, BASE_EINVAL, "the corrected move is illegal: %s (%s)", v.reason,
-                            v.rule);
-    }
-    if (r->store && seq > 0) {
-        db_event ev;
-        char *move = ref__json_text(rules_move_to_json(r->game, m));
-        char *scores = ref__json_text(cJSON_CreateIntArray(v.scores, v.nplayers));
-        char *pos = ref__json_text(rules_position_to_json(g));
-        memset(&ev, 0, sizeof ev);
-        ev.seat = player;
-        ev.move = move;
-        ev.legal = true;
-        ev.points = v.points;
-        ev.scores = scores;
-        ev.position = pos;
-        ev.source = DB_SRC_CORRECTION;
-        rc = db_event_correct(r->store, r->match_id, seq, &ev, "misread corrected", err);
-        cJSON_free(move);
-        cJSON_free(scores);
-        cJSON_free(pos);
-        if (rc < 0) {
-            rules_game_free(g);
-            return rc;
-        }
-    }
-    rules_game_free(r->hist[r->nhist - 1]);
-    r->hist[r->nhist - 1] = g;
-    r->hist_move[r->nhist - 1] = *m;
-    r->state = REF__OK;
-    ref__emit(r, REF_EV_CORRECTED, seq, player, m, &v, NULL, 0,
-              "the last move was corrected; it now scores %d.", v.points);
-    return 0;
+    return ref__correct(r, m, "misread corrected", NULL, err);
 }
+
 
 int ref_expected(const ref_referee *r, rules_piece *out, int cap)
 {

@@ -385,6 +385,60 @@ static void test_unplaceable_unsure_piece(void **state)
 }
 
 /* An unsure reading nobody corrects stands once play goes on over it. */
+/* A piece left out of a move because no reading of it fitted (asked
+ * about), then read again as something that fits: it was part of that
+ * move, which is corrected, not the next player's move (sim seed 707: a
+ * blue star8 read as a star4, then read right as Bob's hand came over the
+ * table, put every later turn out of step). */
+static void test_late_piece_joins_its_move(void **state)
+{
+    log_ l = {0};
+    table t = {0};
+    rules_status st;
+    (void)state;
+    skip_without_qwirkle();
+    ref_referee *r = make(&l, NULL, 0);
+    put(&t, 0, 0, "red", "circle");
+    put(&t, 0, 1, "red", "square");
+    put(&t, 0, 2, "blue", "star8"); /* a red diamond, misread */
+    t.conf[2] = 0.4f;
+    t.alt[2].n = 1;
+    t.alt[2].p[0] = t.p[2];
+    t.alt[2].p[0].b = (uint8_t)rules_shape_from_name("clover");
+    t.alt[2].w[0] = 0.3f;
+    see(r, &t, -1);
+    assert_int_equal(l.n, 2);
+    assert_int_equal(l.kind[0], REF_EV_MOVE);
+    assert_int_equal(l.points[0], 2);
+    assert_int_equal(l.kind[1], REF_EV_CONFIRM);
+    assert_non_null(strstr(l.text[1], "fits the rules in no reading"));
+    /* Read right now, with Bob's hand over the table: Ann's move holds
+     * it, 3 points, and it is still Bob's turn. */
+    put(&t, 0, 2, "red", "diamond");
+    t.p[2] = t.p[3];
+    t.conf[2] = 0.45f; /* below the referee's min_conf: still a reading */
+    t.alt[2].n = 0;
+    t.n = 3;
+    see(r, &t, 1);
+    assert_int_equal(l.n, 3);
+    assert_int_equal(l.kind[2], REF_EV_CORRECTED);
+    assert_int_equal(l.player[2], 0);
+    assert_int_equal(l.points[2], 3);
+    assert_non_null(strstr(l.text[2], "a red diamond at (0,2), read late"));
+    rules_game_status(ref_game(r), &st);
+    assert_int_equal(st.to_move, 1);
+    assert_int_equal(st.scores[0], 3);
+    /* Bob's own move follows as his. */
+    put(&t, 1, 0, "blue", "circle");
+    t.conf[3] = 0.95f;
+    see(r, &t, 1);
+    assert_int_equal(l.n, 4);
+    assert_int_equal(l.kind[3], REF_EV_MOVE);
+    assert_int_equal(l.player[3], 1);
+    assert_int_equal(l.points[3], 2);
+    ref_free(r);
+}
+
 static void test_unsure_stands_when_play_goes_on(void **state)
 {
     log_ l = {0};
@@ -591,7 +645,8 @@ static void test_camera_advice(void **state)
     char buf[256];
     (void)state;
     assert_false(ref_camera_advice("qwirkle", 1.0, 0.9, buf, sizeof buf));
-    assert_false(ref_camera_advice("qwirkle", 0.62, 1.7, buf, sizeof buf));
+    assert_false(ref_camera_advice("qwirkle", 0.62, 1.4, buf, sizeof buf));
+    assert_true(ref_camera_advice("qwirkle", 1.1, 1.7, buf, sizeof buf));
     assert_false(ref_camera_advice("qwirkle", 0, 0, buf, sizeof buf));
     assert_true(ref_camera_advice("qwirkle", 0.45, 1.4, buf, sizeof buf));
     assert_non_null(strstr(buf, "0.45 pixels a millimetre"));
@@ -771,6 +826,7 @@ int main(void)
         cmocka_unit_test(test_unexplained_and_unsure),
         cmocka_unit_test(test_unsure_stands_when_play_goes_on),
         cmocka_unit_test(test_unplaceable_unsure_piece),
+        cmocka_unit_test(test_late_piece_joins_its_move),
         cmocka_unit_test(test_alternatives),
         cmocka_unit_test(test_out_of_turn_and_signals),
         cmocka_unit_test(test_recorded_and_resumed),
