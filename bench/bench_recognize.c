@@ -303,12 +303,12 @@ int main(int argc, char **argv)
             double dt = (base_cpu_now() - t0) * 1000;
             if (verbose && dt > 20)
                 printf("slow: seed %llu frame %d: %.1f ms\n", (unsigned long long)seed, k, dt);
+            const cJSON *ps = cJSON_GetObjectItem(cJSON_GetObjectItem(t, "position"), "pieces");
+            int nt = 0;
+            for (const cJSON *p = ps ? ps->child : NULL; p && nt < 200; p = p->next)
+                if (rules_piece_from_json("qwirkle", p, &truth[nt], NULL) == 0)
+                    nt++;
             if (stable) {
-                const cJSON *ps = cJSON_GetObjectItem(cJSON_GetObjectItem(t, "position"), "pieces");
-                int nt = 0;
-                for (const cJSON *p = ps ? ps->child : NULL; p && nt < 200; p = p->next)
-                    if (rules_piece_from_json("qwirkle", p, &truth[nt], NULL) == 0)
-                        nt++;
                 frames++;
                 ms += dt;
                 if (rc != 0) {
@@ -354,14 +354,8 @@ int main(int argc, char **argv)
                 for (const cJSON *p = pl ? pl->child : NULL; p; p = p->next)
                     hid = hid || cJSON_IsTrue(cJSON_GetObjectItem(p, "hidden"));
                 if (hid && rc == 0) {
-                    const cJSON *ps =
-                        cJSON_GetObjectItem(cJSON_GetObjectItem(t, "position"), "pieces");
-                    int nt = 0;
                     cmp scratch;
                     memset(&scratch, 0, sizeof scratch);
-                    for (const cJSON *p = ps ? ps->child : NULL; p && nt < 200; p = p->next)
-                        if (rules_piece_from_json("qwirkle", p, &truth[nt], NULL) == 0)
-                            nt++;
                     covered++;
                     covered_ok += reading->hand;
                     covered_exact += !reading->hand && compare(truth, nt, reading, &scratch, false);

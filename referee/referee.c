@@ -41,11 +41,11 @@ struct ref_referee {
     int nlast_seen;
     rules_piece scratch[REF__MAX_PIECES];
     char names[RULES_MAX_PLAYERS][40]; /* the header's players ("player N" when unnamed) */
-    /* A piece left out of the last move (REF__DROP) and asked about: when
-     * it is read later with nothing else new, it was part of that move. */
-    bool has_late;
+    /* A piece left out of the last move (REF__DROP) and asked about: read
+     * later at its place, before anything else is recorded, it was part
+     * of that move (ref__late_piece). */
     rules_piece late;
-    int late_seq;            /* the move it was left out of */
+    int late_at;             /* r->nevents when it was left out; 0: none */
 };
 
 /* Event texts leave out the player the event is about (every front end
@@ -716,7 +716,7 @@ static int ref__correct(ref_referee *r, const rules_move *m, const char *note,
     r->hist[r->nhist - 1] = g;
     r->hist_move[r->nhist - 1] = *m;
     r->state = REF__OK;
-    r->has_late = false;
+    r->late_at = 0;
     if (late) {
         char what[160];
         rules_piece_text(r->game, late, what, sizeof what);
@@ -743,7 +743,9 @@ static bool ref__late_piece(ref_referee *r, const rules_piece *have, int nh,
 {
     int k = -1, player;
     rules_move m;
-    if (!r->has_late || r->nhist <= 1 || r->hist_seq[r->nhist - 1] != r->late_seq)
+    /* an event recorded since (a move, an illegal one) ends its chance; a
+     * take-back or a correction clears it */
+    if (!r->late_at || r->late_at != r->nevents || r->nhist <= 1)
         return false;
     player = r->hist_player[r->nhist - 1];
     for (int i = 0; i < ns && k < 0; i++)
@@ -984,9 +986,8 @@ done:
         nh = ref__position(ref__game(r), have);
         if (r->state == REF__OK && r->nhist > nhist0) {
             /* the rest was a move: the piece may yet prove part of it */
-            r->has_late = true;
             r->late = full[ask];
-            r->late_seq = r->hist_seq[r->nhist - 1];
+            r->late_at = r->nevents;
         }
         rc = ref__unplaced(r, full, v->n, ask, v->conf[ask], have, nh, r->state == REF__OK);
     }
@@ -1031,6 +1032,7 @@ int ref_undo(ref_referee *r, base_err *err)
         rc = 0;
     }
     rules_game_free(r->hist[--r->nhist]);
+    r->late_at = 0;
     ref__emit(r, REF_EV_TAKEBACK, seq, player, &m, NULL, NULL, 0,
               "the last move was taken back.");
     return rc;
@@ -1040,7 +1042,6 @@ int ref_correct_last(ref_referee *r, const rules_move *m, base_err *err)
 {
     return ref__correct(r, m, "misread corrected", NULL, err);
 }
-
 
 int ref_expected(const ref_referee *r, rules_piece *out, int cap)
 {

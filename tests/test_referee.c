@@ -384,7 +384,6 @@ static void test_unplaceable_unsure_piece(void **state)
     ref_free(r);
 }
 
-/* An unsure reading nobody corrects stands once play goes on over it. */
 /* A piece left out of a move because no reading of it fitted (asked
  * about), then read again as something that fits: it was part of that
  * move, which is corrected, not the next player's move (sim seed 707: a
@@ -414,11 +413,10 @@ static void test_late_piece_joins_its_move(void **state)
     assert_non_null(strstr(l.text[1], "fits the rules in no reading"));
     /* Read right now, with Bob's hand over the table: Ann's move holds
      * it, 3 points, and it is still Bob's turn. */
+    t.n = 2;
     put(&t, 0, 2, "red", "diamond");
-    t.p[2] = t.p[3];
     t.conf[2] = 0.45f; /* below the referee's min_conf: still a reading */
     t.alt[2].n = 0;
-    t.n = 3;
     see(r, &t, 1);
     assert_int_equal(l.n, 3);
     assert_int_equal(l.kind[2], REF_EV_CORRECTED);
@@ -437,8 +435,38 @@ static void test_late_piece_joins_its_move(void **state)
     assert_int_equal(l.player[3], 1);
     assert_int_equal(l.points[3], 2);
     ref_free(r);
+
+    /* Once another move is recorded the chance is over (with no store
+     * every move's seq is 0, so the moves are told apart by count): Ann's
+     * piece is left out and no longer read, Bob extends her column, then
+     * the piece is read again: Ann's new move, not a part of Bob's. */
+    memset(&l, 0, sizeof l);
+    memset(&t, 0, sizeof t);
+    r = make(&l, NULL, 0);
+    put(&t, 0, 0, "red", "circle");
+    put(&t, 0, 1, "red", "square");
+    put(&t, 0, 2, "blue", "star8");
+    t.conf[2] = 0.4f;
+    see(r, &t, -1);
+    assert_int_equal(l.n, 2);
+    assert_int_equal(l.kind[1], REF_EV_CONFIRM);
+    t.n = 2;
+    see(r, &t, -1);
+    assert_int_equal(l.kind[2], REF_EV_RESTORED);
+    put(&t, 0, -1, "red", "star4");
+    see(r, &t, 1);
+    assert_int_equal(l.kind[3], REF_EV_MOVE);
+    assert_int_equal(l.player[3], 1);
+    put(&t, 0, 2, "red", "diamond");
+    see(r, &t, 0);
+    assert_int_equal(l.n, 5);
+    assert_int_equal(l.kind[4], REF_EV_MOVE);
+    assert_int_equal(l.player[4], 0);
+    assert_int_equal(l.points[4], 4);
+    ref_free(r);
 }
 
+/* An unsure reading nobody corrects stands once play goes on over it. */
 static void test_unsure_stands_when_play_goes_on(void **state)
 {
     log_ l = {0};
