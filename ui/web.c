@@ -1413,11 +1413,19 @@ int ui_web_publish(ui_web *w, const char *event_json)
     if (raise || (clear && w->alert)) {
         free(w->alert);
         w->alert = raise ? ui__strdup(s) : NULL;
-        w->live_ver++;
+        w->live_ver++; /* the broadcast for the event wakes the streams */
     }
     pthread_cond_broadcast(&w->ev_cond);
     pthread_mutex_unlock(&w->mu);
     return 0;
+}
+
+/* The live state changed: bump its version and wake the event streams,
+   which send it anew. The caller holds w->mu. */
+static void ui__live_changed(ui_web *w)
+{
+    w->live_ver++;
+    pthread_cond_broadcast(&w->ev_cond);
 }
 
 int ui_web_set_live(ui_web *w, const char *live_json)
@@ -1443,8 +1451,7 @@ int ui_web_set_live(ui_web *w, const char *live_json)
     w->live = s;
     snprintf(w->live_game, sizeof w->live_game, "%s", cJSON_IsString(game) ? game->valuestring : "");
     w->live_nplayers = cJSON_IsArray(players) ? cJSON_GetArraySize(players) : 0;
-    w->live_ver++;
-    pthread_cond_broadcast(&w->ev_cond);
+    ui__live_changed(w);
     pthread_mutex_unlock(&w->mu);
     cJSON_Delete(o);
     return 0;
@@ -1458,8 +1465,7 @@ int ui_web_set_notice(ui_web *w, const char *text)
     pthread_mutex_lock(&w->mu);
     free(w->notice);
     w->notice = s;
-    w->live_ver++;
-    pthread_cond_broadcast(&w->ev_cond);
+    ui__live_changed(w);
     pthread_mutex_unlock(&w->mu);
     return 0;
 }
@@ -1475,10 +1481,8 @@ int ui_web_set_frame(ui_web *w, const unsigned char *jpeg, size_t len)
     f->len = len;
     memcpy(f->data, jpeg, len);
     pthread_mutex_lock(&w->mu);
-    if (!w->frame) {
-        w->live_ver++; /* the pages learn that there is a picture now */
-        pthread_cond_broadcast(&w->ev_cond);
-    }
+    if (!w->frame)
+        ui__live_changed(w); /* the pages learn that there is a picture now */
     ui__frame_unref(w->frame);
     w->frame = f;
     w->frame_ver++;
