@@ -79,6 +79,7 @@
 /* the weight of a symbol's skewness in the spade/club vote (of the
  * widest row's: 1; see cd__shape_vote) */
 #define CD__SKW 2.0
+#define CD__MAXBSH 64 /* black symbols a card's suit vote weighs */
 /* a faint index letter's peak against its strip's median (see
  * cd__faint_letter) */
 #define CD__FAINT_BG 3.0
@@ -1840,10 +1841,11 @@ static void cd__shape_of(const cd__patch *p, const cd__blob *b, int id, bool fli
 }
 
 /* Shape votes within a colour: red -> heart or diamond, black -> spade or
- * club.  Returns a signed score: > 0 for the first. */
+ * club.  Returns a signed score: > 0 for the first.  blur 0..1: how round
+ * the card's black pips are (see cd__read_card). */
 static double cd__clamp2(double v) { return v < -2 ? -2 : v > 2 ? 2 : v; }
 
-static double cd__shape_vote(const cd__shape *s, bool red)
+static double cd__shape_vote(const cd__shape *s, bool red, double blur)
 {
     if (!s->ok)
         return 0;
@@ -1858,7 +1860,9 @@ static double cd__shape_vote(const cd__shape *s, bool red)
      * the blur leaves: pointed top against round lobe (tip, top) tells
      * them apart barely better than chance at ten pixels a pip, so it only
      * breaks ties.  Proportions differ between decks, so not the aspect. */
-    return cd__clamp2((s->peak - 0.52) / 0.03) + CD__SKW * cd__clamp2((-0.02 - s->skew) / 0.03) +
+    double sc = 0.03 * (1 - 0.7 * blur);
+    return cd__clamp2((s->peak - 0.52 + 0.01 * blur) / sc) +
+           CD__SKW * cd__clamp2((-0.02 + 0.01 * blur - s->skew) / sc) +
            0.05 * cd__clamp2((0.52 - s->tip) / 0.1);
 }
 
@@ -2339,6 +2343,11 @@ static void cd__read_card(cd__patch *p, cd__card *out)
     double col_votes[4] = {0}, shape_red = 0, shape_black = 0;
     int nshape = 0;
     double wblack = 0;
+    /* the black symbols' shapes, voted on once the card's blur is known */
+    cd__shape bsh[CD__MAXBSH];
+    double bsw[CD__MAXBSH];
+    int nbsh = 0;
+    double black_scale = 1;
     /* pips */
     int pip_ids[64], npip = 0;
     for (int i = 0; i < p->nblobs; i++) {
@@ -2394,9 +2403,12 @@ static void cd__read_card(cd__patch *p, cd__card *out)
             bool flip = b->sy / b->n > p->h / 2.0 + 2 * P;
             cd__shape_of(p, b, pip_ids[i], flip, &sh);
             if (col == 1)
-                shape_red += cd__shape_vote(&sh, true);
+                shape_red += cd__shape_vote(&sh, true, 0);
             else if (col == 0) {
-                shape_black += cd__shape_vote(&sh, false);
+                if (nbsh < CD__MAXBSH) {
+                    bsh[nbsh] = sh;
+                    bsw[nbsh++] = 1;
+                }
                 wblack += 1;
             }
             nshape++;
@@ -2427,9 +2439,12 @@ static void cd__read_card(cd__patch *p, cd__card *out)
             cd__shape sh;
             cd__shape_of(p, b, sb, corner == 1, &sh);
             if (col == 1)
-                shape_red += 0.7 * cd__shape_vote(&sh, true);
+                shape_red += 0.7 * cd__shape_vote(&sh, true, 0);
             else if (col == 0) {
-                shape_black += 0.7 * cd__shape_vote(&sh, false);
+                if (nbsh < CD__MAXBSH) {
+                    bsh[nbsh] = sh;
+                    bsw[nbsh++] = 0.7;
+                }
                 wblack += 0.7;
             }
             nshape++;
@@ -2454,9 +2469,12 @@ static void cd__read_card(cd__patch *p, cd__card *out)
             col_votes[col] += 0.7;
             cd__shape_of(p, b, i, turned, &sh);
             if (col == 1)
-                shape_red += 0.7 * cd__shape_vote(&sh, true);
+                shape_red += 0.7 * cd__shape_vote(&sh, true, 0);
             else if (col == 0) {
-                shape_black += 0.7 * cd__shape_vote(&sh, false);
+                if (nbsh < CD__MAXBSH) {
+                    bsh[nbsh] = sh;
+                    bsw[nbsh++] = 0.7;
+                }
                 wblack += 0.7;
             }
             nshape++;
@@ -2500,6 +2518,30 @@ static void cd__read_card(cd__patch *p, cd__card *out)
         double a = letter[0] / nletter, other = fmax(letter[1], fmax(letter[2], letter[3])) / nletter;
         rconf = (float)fmin(1, fmax(0.2, 0.6 + (a - other)));
     }
+    if (nbsh > 0) {
+        /* The blur rounds both black shapes alike: a spade's point and a
+         * club's top lobe fill out, the widest row moves to the middle
+         * and the skewness toward 0 for both.  How far, the symbols' tops
+         * say (the width 12% down, against the widest: 0.3-0.45 sharp,
+         * 0.6-0.75 when blurred round): the spade/club boundary moves
+         * with it and narrows.  The mean over the card's pips (they share
+         * its blur); a court's or a pipless card's symbols keep the sharp
+         * boundary (the index symbols are smaller, round at any blur:
+         * courts lost suits when they set it). */
+        double st = 0, sn = 0;
+        for (int i = 0; i < nbsh; i++)
+            if (bsh[i].ok && bsw[i] == 1) {
+                st += bsh[i].tip;
+                sn++;
+            }
+        double blur = sn > 0 ? fmin(1, fmax(0, (st / sn - 0.45) / 0.2)) : 0;
+        for (int i = 0; i < nbsh; i++)
+            shape_black += bsw[i] * cd__shape_vote(&bsh[i], false, blur);
+        /* the narrower boundary decides, but the confidence and the split
+         * across the view stay on the sharp symbols' scale: a blurred
+         * symbol is no surer for it */
+        black_scale = 1 - 0.7 * blur;
+    }
     out->rank = rank;
     out->rank_conf = rconf;
     if (!out->court && rank >= 1)
@@ -2541,12 +2583,12 @@ static void cd__read_card(cd__patch *p, cd__card *out)
         if (wblack > 0) {
             /* on the scale of the peak's vote alone (+-2.1), which the
              * split across the view was set for */
-            out->black_vote = shape_black / wblack * 2.1 / (2.1 + 2 * CD__SKW);
+            out->black_vote = shape_black * black_scale / wblack * 2.1 / (2.1 + 2 * CD__SKW);
             out->black_n = (int)(wblack + 0.5);
         }
         /* (the vote on the scale of the widest row's alone, as for the
          * red suits: the skewness adds evidence, not certainty) */
-        double sb = fabs(shape_black) * 2.1 / (2.1 + 2 * CD__SKW);
+        double sb = fabs(shape_black) * black_scale * 2.1 / (2.1 + 2 * CD__SKW);
         out->suit_conf = (float)(cconf * (0.5 + 0.5 * tanh(sb / ns / 2)));
     }
 }
