@@ -2402,6 +2402,28 @@ static void cd__read_card(cd__patch *p, cd__card *out)
             cd__shape sh;
             bool flip = b->sy / b->n > p->h / 2.0 + 2 * P;
             cd__shape_of(p, b, pip_ids[i], flip, &sh);
+            if (npip == 1) {
+                /* An ace's one pip: the card may lie either way round and
+                 * its indices look the same both ways (the layout is
+                 * point-symmetric but for this pip), so which way up the
+                 * pip is is not known; upside down, a heart looks like a
+                 * diamond and a spade like a club.  A heart is a heart
+                 * one way up, a diamond is alike both ways: the likelier
+                 * heart of the two.  A spade is widest well off its
+                 * middle (its lobes, under the point) whichever way up;
+                 * a club's side leaves keep its widest row in the
+                 * middle. */
+                cd__shape sq;
+                cd__shape_of(p, b, pip_ids[i], !flip, &sq);
+                if (col == 1)
+                    shape_red += fmax(cd__shape_vote(&sh, true, 0), cd__shape_vote(&sq, true, 0));
+                else if (col == 0 && sh.ok) {
+                    shape_black += (1 + CD__SKW) * cd__clamp2((fabs(sh.peak - 0.5) - 0.03) / 0.01);
+                    wblack += 1;
+                }
+                nshape++;
+                continue;
+            }
             if (col == 1)
                 shape_red += cd__shape_vote(&sh, true, 0);
             else if (col == 0) {
