@@ -51,8 +51,8 @@ int ref_loop_new(const ref_loop_config *cfg, ref_loop **out, base_err *err)
 {
     ref_loop *l;
     *out = NULL;
-    if (!cfg || !cfg->camera || !cfg->reader || !cfg->referee)
-        return base_err_set(err, BASE_EINVAL, "ref_loop_new: camera, reader and referee needed");
+    if (!cfg || !cfg->camera || !cfg->reader)
+        return base_err_set(err, BASE_EINVAL, "ref_loop_new: camera and reader needed");
     if (!(l = calloc(1, sizeof *l)))
         return base_err_set(err, BASE_ENOMEM, "out of memory");
     l->cfg = *cfg;
@@ -146,8 +146,6 @@ static void ref__drain(ref_loop *l)
     }
 }
 
-/* The share of a small grey copy of the frame that changed since the last
- * frame: cheap enough for every frame. */
 /* Whose hand it is: the arm reaches over the table from the player's
  * side, so the moving pixels beyond the play area vote for the side they
  * lie on (ref_reader_side), over the whole stretch of motion before a
@@ -186,6 +184,8 @@ static int ref__mover(const ref_loop *l)
     return best;
 }
 
+/* The share of a small grey copy of the frame that changed since the last
+ * frame: cheap enough for every frame. */
 static double ref__motion(ref_loop *l, const vis_image *frame)
 {
     vis_image *small = NULL, *grey = NULL;
@@ -428,7 +428,8 @@ static void ref__seen(ref_loop *l, const ref_reading *rd)
     pthread_mutex_lock(&l->mu);
     l->stats.cam_px_per_mm = ppm;
     l->stats.blur_mm = blur;
-    if (n < 3 || !ref_camera_advice(rules_game_id(ref_game(l->cfg.referee)), ppm, blur,
+    if (n < 3 || !l->cfg.referee ||
+        !ref_camera_advice(rules_game_id(ref_game(l->cfg.referee)), ppm, blur,
                                      l->stats.advice, sizeof l->stats.advice))
         l->stats.advice[0] = '\0';
     pthread_mutex_unlock(&l->mu);
@@ -461,11 +462,57 @@ static bool ref__read(ref_loop *l, const vis_image *frame)
     return true;
 }
 
+int ref_loop_read_table(ref_loop *l, double max_s, ref_reading *out, base_err *err)
+{
+    double t0 = -1;
+    int rc;
+    for (;;) {
+        vis_image *frame = NULL;
+        double t = 0;
+        if (atomic_load(&l->stop))
+            return base_err_set(err, BASE_ESTATE, "stopped before the table was read");
+        rc = vis_capture_read(l->cfg.camera, &frame, &t, err);
+        if (rc == BASE_EEOF)
+            return base_err_set(err, BASE_EEOF,
+                                "the camera's stream ended before the table was still and read");
+        if (rc != 0)
+            return rc;
+        if (t0 < 0)
+            t0 = t;
+        pthread_mutex_lock(&l->mu);
+        l->stats.frames++;
+        pthread_mutex_unlock(&l->mu);
+        ref_still_feed(&l->still, t, ref__motion(l, frame), false);
+        if (l->still.still_since < 0) {
+            l->nacc = 0; /* it moved: those readings are stale */
+            l->gave_up = false;
+        } else if (!l->gave_up && l->nacc < REF__FUSE) {
+            /* as the loop does: read from the first still frame on; the
+             * window only confirms that the hand has gone */
+            ref__read(l, frame);
+        }
+        vis_image_free(frame);
+        if (l->nacc == REF__FUSE && l->still.fired) {
+            ref__fuse(l, out);
+            l->nacc = 0;
+            return 0;
+        }
+        if (t - t0 > max_s)
+            return base_err_set(err, BASE_ETIMEOUT,
+                                "the table was not still and readable (mat in view, no hand) "
+                                "within %.0f s",
+                                max_s);
+    }
+}
+
 int ref_loop_run(ref_loop *l, base_err *err)
 {
     double start = base_now(), t_still = 0;
     vis_image *last = NULL;
     int rc = 0;
+
+    if (!l->cfg.referee)
+        return base_err_set(err, BASE_EINVAL, "ref_loop_run: no referee");
 
     while (!atomic_load(&l->stop)) {
         vis_image *frame = NULL;

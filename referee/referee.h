@@ -243,7 +243,7 @@ typedef struct ref_loop_stats {
 typedef struct ref_loop_config {
     vis_capture *camera;     /* borrowed */
     ref_reader *reader;      /* borrowed */
-    ref_referee *referee;    /* borrowed */
+    ref_referee *referee;    /* borrowed; NULL only for ref_loop_read_table */
     ref_still_config still;  /* zeros: defaults */
     bool realtime;           /* pace file and sim cameras at their frame times */
     double overlay_every_s;  /* how often on_frame gets an annotated frame; 0 never */
@@ -256,8 +256,16 @@ int ref_loop_new(const ref_loop_config *cfg, ref_loop **out, base_err *err);
 void ref_loop_free(ref_loop *l);
 
 /* Runs until the camera's stream ends (0), ref_loop_stop() (0), or an
- * error of the camera (its code; err says what). */
+ * error of the camera (its code; err says what).  BASE_EINVAL without a
+ * referee. */
 int ref_loop_run(ref_loop *l, base_err *err);
+
+/* Reads the table once before a match starts, with no referee yet (the
+ * cards' starting card is taken from it): waits for the table to be
+ * still, with the mat in view and no hand, and gives the readings of that
+ * still period fused as the loop fuses them.  BASE_ETIMEOUT after max_s
+ * of the camera's time, BASE_EEOF when its stream ends first. */
+int ref_loop_read_table(ref_loop *l, double max_s, ref_reading *out, base_err *err);
 
 /* Thread-safe. */
 void ref_loop_stop(ref_loop *l);

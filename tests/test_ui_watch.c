@@ -72,6 +72,93 @@ static void test_bad_setups_store_nothing(void **state)
     free(dir);
 }
 
+/* A cards match starts from the face-up card on the table: watch reads it
+ * off the table (or takes --start), and refuses a table that does not
+ * show one card, before anything is stored. */
+static void test_cards_start(void **state)
+{
+    char *dir = th_tmpdir(), *db = th_path(dir, "t.db"), *sim = th_path(dir, "sim");
+    char *two = th_path(dir, "two"), spec[512];
+    th_run r, s;
+    (void)state;
+    /* the simulator's match: its start card and its first two moves */
+    assert_int_equal(th_tablecam(&r, NULL,
+                                 (const char *[]){"sim", "--game", "cards", "--seed", "5",
+                                                  "--width", "1280", "--height", "960", "--out",
+                                                  sim, "--moves", "2", NULL}),
+                     0);
+    assert_int_equal(r.status, 0);
+    th_run_free(&r);
+    /* a named card that is none, and --start for another game */
+    assert_int_equal(th_tablecam(&r, NULL, (const char *[]){"watch", "--game", "cards", "--camera",
+                                                            "sim:cards", "--players", "A,B",
+                                                            "--start", "1Z", "--db", db, NULL}),
+                     0);
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, "--start: '1Z' is not a card"));
+    th_run_free(&r);
+    assert_int_equal(th_tablecam(&r, NULL, (const char *[]){"watch", "--game", "qwirkle", "--camera",
+                                                            "sim:qwirkle", "--players", "A,B",
+                                                            "--start", "KD", "--db", db, NULL}),
+                     0);
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, "--start is for cards"));
+    th_run_free(&r);
+    /* frames after the first move show two cards: no start to read */
+    {
+        char cmd[1024];
+        snprintf(cmd, sizeof cmd, "mkdir -p '%s' && cp '%s'/frame-0001[89].png '%s'/frame-0002?.png '%s'/",
+                 two, sim, sim, two);
+        assert_int_equal(system(cmd), 0);
+    }
+    snprintf(spec, sizeof spec, "dir:%s:fps=5", two);
+    assert_int_equal(th_tablecam(&r, NULL, (const char *[]){"watch", "--game", "cards", "--camera",
+                                                            spec, "--players", "A,B", "--db", db,
+                                                            NULL}),
+                     0);
+    assert_int_equal(r.status, 1);
+    assert_non_null(strstr(r.err, "the table shows 2 cards ("));
+    assert_non_null(strstr(r.err, "--start CARD"));
+    th_run_free(&r);
+    assert_int_not_equal(access(db, F_OK), 0);
+
+    /* the live match: the start read off the table, the moves as played */
+    assert_int_equal(th_tablecam(&r, NULL,
+                                 (const char *[]){"watch", "--game", "cards", "--camera",
+                                                  "sim:cards:seed=5:1280x960:moves=2", "--players",
+                                                  "A,B", "--db", db, "--no-keys", NULL}),
+                     0);
+    assert_int_equal(r.status, 0);
+    assert_int_equal(th_tablecam(&s, NULL, (const char *[]){"export", "--db", db, "1", NULL}), 0);
+    assert_int_equal(s.status, 0);
+    {
+        char *tpath = th_path(sim, "truth.jsonl"), *truth = th_read_file(tpath, NULL);
+        char *l0 = th_line(truth, 0), *lh = th_line(s.out, 0), want[64];
+        cJSON *t0 = cJSON_Parse(l0), *h = cJSON_Parse(lh);
+        const cJSON *pieces = cJSON_GetObjectItem(cJSON_GetObjectItem(t0, "position"), "pieces");
+        const char *card = cJSON_GetObjectItem(cJSON_GetArrayItem(pieces, 0), "card")->valuestring;
+        assert_int_equal(cJSON_GetArraySize(pieces), 1);
+        snprintf(want, sizeof want, "the starting card is the %s", card);
+        assert_non_null(strstr(r.err, want));
+        assert_string_equal(
+            cJSON_GetObjectItem(cJSON_GetObjectItem(h, "start"), "card")->valuestring, card);
+        assert_int_equal(th_count_lines(s.out), 3); /* the header and the two moves */
+        cJSON_Delete(t0);
+        cJSON_Delete(h);
+        free(l0);
+        free(lh);
+        free(truth);
+        free(tpath);
+    }
+    th_run_free(&s);
+    th_run_free(&r);
+    th_rmtree(dir);
+    free(two);
+    free(sim);
+    free(db);
+    free(dir);
+}
+
 /* Counts the JSON announcements of a kind in --json output. */
 static int count_kind(const char *out, const char *kind, int *seqs, int cap)
 {
@@ -400,6 +487,7 @@ int main(void)
         cmocka_unit_test(test_simulated_match_is_stored_as_announced),
         cmocka_unit_test(test_keys),
         cmocka_unit_test(test_demo_flags),
+        cmocka_unit_test(test_cards_start),
         cmocka_unit_test(test_recognize_camera_note),
         cmocka_unit_test(test_calibration_profiles),
     };

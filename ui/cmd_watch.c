@@ -1,6 +1,6 @@
 /* ui/cmd_watch.c: `tablecam watch --game G --camera SPEC [--mat MAT]
  * [--lens NAME|FILE] [--profile NAME|FILE] --players A,B [--db FILE]
- * [--http ADDR] [--token T] [--gpio SPEC] [--json]
+ * [--start CARD] [--http ADDR] [--token T] [--gpio SPEC] [--json]
  * [--resume]` referees a live game, printing each announcement as a line. */
 #include "watch.h"
 
@@ -18,6 +18,7 @@ int ui_cmd_watch(int argc, char **argv)
         {"--profile", UI_OPT_VALUE, &o.profile, NULL},
         {"--players", UI_OPT_VALUE, &o.players, NULL},
         {"--options", UI_OPT_VALUE, &o.options, NULL},
+        {"--start", UI_OPT_VALUE, &o.start, NULL},
         {"--db", UI_OPT_VALUE, &o.db_path, NULL},
         {"--http", UI_OPT_VALUE, &o.http, NULL},
         {"--token", UI_OPT_VALUE, &o.token, NULL},

@@ -15,7 +15,8 @@ static const ui_command ui__commands[] = {
     {"watch", "referee a live game from a camera", 
      "--game G --camera SPEC --players A,B [--mat WxH:S] [--lens NAME|FILE] "
      "[--profile NAME|FILE] [--db FILE] [--http ADDR] "
-     "[--token T] [--gpio CHIP:LINE=ACTION,...] [--options JSON] [--json] [--resume] [--realtime] "
+     "[--token T] [--gpio CHIP:LINE=ACTION,...] [--options JSON] [--start CARD] [--json] [--resume] "
+     "[--realtime] "
      "[--no-keys]",
      ui_cmd_watch},
     {"mat", "print the table mat's markers at true size (PDF or PNG)",

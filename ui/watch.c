@@ -284,7 +284,77 @@ static cJSON *ui__header(const ui_watch_opts *o, const char **names, int *n, bas
         return NULL;
     }
     cJSON_AddItemToObject(h, "options", opts ? opts : cJSON_CreateObject());
+    if (o->start) {
+        cJSON *st = cJSON_AddObjectToObject(h, "start");
+        cJSON_AddNumberToObject(st, "x", 0);
+        cJSON_AddNumberToObject(st, "y", 0);
+        cJSON_AddStringToObject(st, "card", o->start);
+    }
     return h;
+}
+
+/* A cards match starts from one face-up card on the table.  Without
+ * --start it is read off the table before the match is made: the first
+ * still reading must show that one card, face up and surely read (a wrong
+ * start would put every later verdict wrong).  Returns an exit status,
+ * having said what to do when the table does not show it. */
+#define UI__START_WAIT_S 30.0
+static int ui__start_from_table(const ui_command *cmd, vis_capture *cam, ref_reader *reader,
+                                cJSON *header)
+{
+    static const char *give = "lay out just the face-up starting card, or name it with --start "
+                              "CARD (e.g. --start KD)";
+    ref_loop_config lc;
+    ref_loop *l = NULL;
+    ref_reading *rd = malloc(sizeof *rd);
+    base_err err;
+    char name[4] = "?", list[160] = "";
+    int rc, status = UI_EXIT_OK;
+    memset(&lc, 0, sizeof lc);
+    lc.camera = cam;
+    lc.reader = reader;
+    if (!rd || ref_loop_new(&lc, &l, &err) != 0) {
+        free(rd);
+        return ui_fail(cmd, UI_EXIT_FAIL, "out of memory");
+    }
+    fprintf(stderr, "tablecam %s: reading the starting card off the table\n", cmd->name);
+    rc = ref_loop_read_table(l, UI__START_WAIT_S, rd, &err);
+    ref_loop_free(l);
+    if (rc != 0) {
+        status = ui_fail(cmd, UI_EXIT_FAIL, "the starting card: %s; %s", err.msg, give);
+        goto out;
+    }
+    for (int i = 0; i < rd->n; i++) {
+        size_t k = strlen(list);
+        rules_card_name(rd->pieces[i].a, rd->pieces[i].b, name);
+        snprintf(list + k, sizeof list - k, "%s%s", k ? ", " : "",
+                 rd->pieces[i].c ? "one face down" : name);
+    }
+    if (rd->n == 0)
+        status = ui_fail(cmd, UI_EXIT_FAIL, "no card on the table; %s", give);
+    else if (rd->n > 1)
+        status = ui_fail(cmd, UI_EXIT_FAIL,
+                         "the table shows %d cards (%s), but a new match starts from one; %s, or "
+                         "continue an unfinished match with --resume",
+                         rd->n, list, give);
+    else if (rd->pieces[0].c)
+        status = ui_fail(cmd, UI_EXIT_FAIL, "the card on the table is face down; %s", give);
+    else if (rd->conf[0] < 0.5f)
+        status = ui_fail(cmd, UI_EXIT_FAIL,
+                         "the starting card reads as %s, but not surely (%.2f); if it is, give "
+                         "--start %s",
+                         list, rd->conf[0], list);
+    if (status == UI_EXIT_OK) {
+        cJSON *st = cJSON_AddObjectToObject(header, "start");
+        cJSON_AddNumberToObject(st, "x", 0);
+        cJSON_AddNumberToObject(st, "y", 0);
+        cJSON_AddStringToObject(st, "card", list);
+        fprintf(stderr, "tablecam %s: the starting card is the %s (--start names another)\n",
+                cmd->name, list);
+    }
+out:
+    free(rd);
+    return status;
 }
 
 int ui_watch_run(const ui_command *cmd, const ui_watch_opts *o)
@@ -310,6 +380,16 @@ int ui_watch_run(const ui_command *cmd, const ui_watch_opts *o)
     if (!ref_reader_supported(o->game))
         return ui_fail(cmd, UI_EXIT_USAGE, "the camera cannot read %s yet (only qwirkle and cards)",
                        o->game);
+    if (o->start && (strcmp(o->game, "cards") != 0 || o->resume))
+        return ui_fail(cmd, UI_EXIT_USAGE,
+                       o->resume ? "--start with --resume: the match keeps its starting card"
+                                 : "--start is for cards (the starting card)");
+    if (o->start) {
+        int rank, suit;
+        if (rules_card_from_name(o->start, &rank, &suit) != 0)
+            return ui_fail(cmd, UI_EXIT_USAGE, "--start: '%s' is not a card (e.g. KD, 10H, AS)",
+                           o->start);
+    }
     if (!(header = ui__header(o, w.names, &w.nplayers, &err)))
         return ui_fail(cmd, UI_EXIT_USAGE, "%s", err.msg);
     /* The calibration next: a profile that cannot be used must not leave
@@ -342,6 +422,9 @@ int ui_watch_run(const ui_command *cmd, const ui_watch_opts *o)
         status = ui_fail(cmd, UI_EXIT_USAGE, "%s", err.msg);
         goto done;
     }
+    if (!o->resume && !strcmp(o->game, "cards") && !o->start &&
+        (status = ui__start_from_table(cmd, cam, reader, header)) != UI_EXIT_OK)
+        goto done;
     if (db_open(o->db_path, DB_OPEN_CREATE, &err, &store) != 0) {
         status = ui_fail(cmd, UI_EXIT_FAIL, "%s", err.msg);
         goto done;

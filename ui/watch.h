@@ -16,6 +16,7 @@ typedef struct ui_watch_opts {
     const char *profile;  /* colour profile, likewise (`calibrate colors`; qwirkle), or NULL */
     const char *players;  /* "Ann,Bob" */
     const char *options;  /* JSON object of game options, or NULL */
+    const char *start;    /* cards: the starting card ("KD"), NULL to read it off the table */
     const char *db_path;  /* default ./tablecam.db */
     const char *http;     /* web app address, or NULL for none */
     const char *token;
