@@ -2362,6 +2362,7 @@ static void cd__read_card(cd__patch *p, cd__card *out)
     }
     int rank = 0;
     float rconf = 0;
+    double pip_med = 0; /* the median pip's area (0: none) */
     if (!out->court) {
         /* merged pips: areas in units of the median */
         int areas[64];
@@ -2374,6 +2375,7 @@ static void cd__read_card(cd__patch *p, cd__card *out)
                 areas[j - 1] = t;
             }
         double med = npip ? areas[npip / 2] : 0, frac_err = 0;
+        pip_med = med;
         int count = 0;
         for (int i = 0; i < npip; i++) {
             double r = p->blobs[pip_ids[i]].n / med;
@@ -2458,6 +2460,12 @@ static void cd__read_card(cd__patch *p, cd__card *out)
             double st;
             int col = cd__color(p, b, &st);
             col_votes[col] += 1.5;
+            /* An index symbol larger than the card's pips by a quarter
+             * is not a symbol alone (every deck prints it smaller): the
+             * blur has run the rank into it.  Its colour holds, its
+             * shape is the two's. */
+            if (pip_med > 0 && b->n > 1.25 * pip_med)
+                continue;
             cd__shape sh;
             cd__shape_of(p, b, sb, corner == 1, &sh);
             if (col == 1)
