@@ -229,6 +229,7 @@ typedef struct cd__det {
     double tb;            /* brightness above the model that is "card" */
     double glare_min;     /* pixels: a region this large may be glare */
     int nmask;
+    bool pale;            /* a pale near-neutral mat: card stock found by its outline */
 } cd__det;
 
 static void cd__det_free(cd__det *d)
@@ -566,6 +567,7 @@ static void cd__mask(vis_cards *c, cd__det *d, const vis_view *vw, bool learn)
     bool edges = !(neutral * 765 > 60 || mt->c0 < 400);
     unsigned short *gm = edges ? malloc(sizeof *gm * (size_t)w * h) : NULL;
     d->nmask = 0;
+    d->pale = edges;
     /* per pixel in float, with 1 / brightness from a table: this runs on
      * every pixel of the play area twice a frame */
     float rinv[766], fm0[3] = {(float)m0[0], (float)m0[1], (float)m0[2]};
@@ -2950,8 +2952,14 @@ int vis_cards_read(vis_cards *c, const vis_image *top, const vis_view *vw, vis_c
             double *a = acc + 6 * ((kv - kvmin) * nu + (ku - kumin));
             /* a card is filled and has print (or a coloured back) on it: a
              * bright patch of glare on a pale mat has none */
+            /* On a pale mat a card is found by its outline alone; where a
+             * side of it fades out (glare, a shadowless light), the
+             * silhouette stays open and unfilled.  Such a cell with print
+             * on it is read all the same, and kept only when it reads as
+             * a sure face-up card near the cell's centre. */
+            bool open = d.pale && a[1] < 0.6 * a[0];
             if (a[0] < 0.5 * (g.pu - 2 * inset) * (g.pv - 2 * inset) * d.ppm * d.ppm ||
-                a[1] < 0.6 * a[0] || a[4] < print_min || out->ncards >= VIS_CARDS_MAX)
+                (a[1] < 0.6 * a[0] && !open) || a[4] < print_min || out->ncards >= VIS_CARDS_MAX)
                 continue;
             /* the card's centre: the cell centre, nudged toward the
              * silhouette's centroid in the cell */
@@ -3019,6 +3027,13 @@ int vis_cards_read(vis_cards *c, const vis_image *top, const vis_view *vw, vis_c
              * granite table run together by the closing, a pale patch):
              * it is not reported. */
             if (rc == 0 && cr.face_down && a[5] < CD__FD_COVER * a[0]) {
+                cd__patch_free(&p);
+                continue;
+            }
+            if (rc == 0 && open &&
+                (cr.face_down || cr.rank <= 0 || cr.suit < 0 ||
+                 fmin(cr.rank_conf, cr.suit_conf) < 0.5f ||
+                 hypot(tx - (u * ca - v * sa), ty - (u * sa + v * ca)) > 10)) {
                 cd__patch_free(&p);
                 continue;
             }
