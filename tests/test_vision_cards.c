@@ -487,6 +487,25 @@ static void test_ace_upside_down(void **state)
         }
 }
 
+/* A speck is not an ace's pip: a patch of the mat in a hotspot, read as
+ * a face with a speck of the mat's texture in its middle, was an ace at
+ * conf 0.8.  Drawn: a card's indices with nothing but a 2.4 mm dot
+ * between them. */
+static void test_speck_not_ace(void **state)
+{
+    (void)state;
+    vis_image *img = new_view();
+    draw_card(img, &plain, 200, 220, 0.02, 1, vis_rgb(0, 0, 0));
+    /* the ace's pip painted over, a speck in its place */
+    vis_draw_circle(img, to_px(200, 220), 12 * PPM, plain.paper, VIS_FILLED, VIS_DRAW_AA, NULL);
+    vis_draw_circle(img, to_px(200, 220), 1.2 * PPM, plain.ink, VIS_FILLED, VIS_DRAW_AA, NULL);
+    vis_cards_reading *r = read_view(img);
+    const vis_card *c = card_near(r, 200, 220, 4);
+    assert_true(!c || c->rank != 1);
+    free(r);
+    vis_image_free(img);
+}
+
 /* A court card: a picture filling the centre and, in two corners, the
  * index letter (strokes, 4 x 6 mm, of a plain sans letter, in the colour
  * letter) above the symbol of sym. */
@@ -911,7 +930,7 @@ int main(void)
         cmocka_unit_test(test_speckled_table), cmocka_unit_test(test_court_letters),
         cmocka_unit_test(test_faint_letter), cmocka_unit_test(test_edge_ramp),
         cmocka_unit_test(test_letter_in_pieces), cmocka_unit_test(test_blurred_spade),
-        cmocka_unit_test(test_ace_upside_down),
+        cmocka_unit_test(test_ace_upside_down), cmocka_unit_test(test_speck_not_ace),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

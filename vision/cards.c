@@ -2389,7 +2389,9 @@ static void cd__read_card(cd__patch *p, cd__card *out)
         if (count >= 2 && count <= 10) {
             rank = count;
             rconf = (float)fmax(0.2, 1 - 2 * frac_err);
-        } else if (count == 1) {
+        } else if (count == 1 && med >= 20 * P * P) {
+            /* an ace: its one pip is the largest print of any pip card
+             * (a speck of the mat's texture in a cell of glare is not) */
             rank = 1;
             rconf = 0.8f;
         } else {
