@@ -1420,12 +1420,21 @@ static void qw__shape(const vis_qwirkle *q, const qw__patch *p, int k, double an
     /* Light from beyond the face (see qw__clean): fitted once with the
      * likeliest shape to rank the six again (the sides' light is all but
      * independent of the shape, and it can bury the right one: a square
-     * by a bright table scored sixth), then the three best each judged on
-     * the patch cleaned under its own hypothesis (a linear model: offset,
-     * that shape's template, the sides); the others keep their plain
-     * score, capped by the third's. */
+     * by a bright table scored sixth), then the four best each judged by
+     * the whole linear model under its own hypothesis (offset, that
+     * shape's template, the sides): by how much of the patch's variance
+     * it leaves unexplained, as the correlation that would leave as much
+     * of the raw patch (sqrt(1 - (1 - c^2) v_clean / v_raw)).  The
+     * correlation on each hypothesis's own cleaned patch, as before,
+     * rated a hypothesis whose sides took more of the patch away as
+     * highly with a worse fit (sim seed 700003: a purple circle read as a
+     * diamond on 5 frames).  The others keep their plain score, capped by
+     * the fourth's. */
     qw__patch_copy(q->patch2, p);
     if (qw__clean(q, q->patch2, k, s1, at)) {
+        const int nh = 4;
+        const double vraw = p->ss - p->s * p->s / p->n;
+        const double vs1 = q->patch2->ss - q->patch2->s * q->patch2->s / q->patch2->n;
         qw__match(q, q->patch2, k, angle, 0x3f, rank);
         for (int s = 0; s < 6; s++) {
             int j = s;
@@ -1435,20 +1444,25 @@ static void qw__shape(const vis_qwirkle *q, const qw__patch *p, int k, double an
             }
             order[j] = s;
         }
-        for (int r = 0; r < 3; r++) {
-            double b[6];
-            if (order[r] == s1) {
-                score[s1] = rank[s1];
-                continue;
+        for (int r = 0; r < nh; r++) {
+            double b[6], v;
+            int s = order[r];
+            if (s == s1) {
+                score[s] = rank[s];
+                v = vs1;
+            } else {
+                qw__patch_copy(q->patch2, p);
+                if (!qw__clean(q, q->patch2, k, s, at))
+                    continue;
+                qw__match(q, q->patch2, k, angle, 1u << s, b); /* only its own score counts */
+                score[s] = b[s];
+                v = q->patch2->ss - q->patch2->s * q->patch2->s / q->patch2->n;
             }
-            qw__patch_copy(q->patch2, p);
-            if (!qw__clean(q, q->patch2, k, order[r], at))
-                continue;
-            qw__match(q, q->patch2, k, angle, 1u << order[r], b); /* only its own score counts */
-            score[order[r]] = b[order[r]];
+            if (vraw > 0 && score[s] > 0)
+                score[s] = sqrt(fmax(0, 1 - (1 - score[s] * score[s]) * v / vraw));
         }
-        for (int r = 3; r < 6; r++)
-            score[order[r]] = fmin(score[order[r]], score[order[2]]);
+        for (int r = nh; r < 6; r++)
+            score[order[r]] = fmin(score[order[r]], score[order[nh - 1]]);
     }
     s1 = 0;
     for (int s = 1; s < 6; s++)
