@@ -917,6 +917,37 @@ static void test_speckled_table(void **state)
     vis_image_free(img);
 }
 
+/* A warm patch of light on a dark table beside a card (a hotspot on
+ * wood): of another hue than the table over whole cells, it read as
+ * face-down cards.  A card's back ends at its outline; the light fades
+ * out with no edge. */
+static void test_glow_not_back(void **state)
+{
+    (void)state;
+    vis_image *img = new_view();
+    int w = img->width, h = img->height;
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            double mx = X0 + (x + 0.5) / PPM, my = Y0 + (y + 0.5) / PPM;
+            double g = exp(-((mx - 300) * (mx - 300) + (my - 220) * (my - 220)) / (2 * 45 * 45));
+            unsigned char *q = img->data + (size_t)y * img->stride + 3 * (size_t)x;
+            q[0] = (unsigned char)(30 + 40 * g);  /* B */
+            q[1] = (unsigned char)(40 + 90 * g);  /* G */
+            q[2] = (unsigned char)(70 + 150 * g); /* R */
+        }
+    draw_card(img, &plain, 200, 220, 0, 4, vis_rgb(0, 0, 0));
+    vis_cards_reading *r = read_view(img);
+    const vis_card *up = card_near(r, 200, 220, 4);
+    assert_non_null(up);
+    assert_int_equal(up->rank, 4);
+    for (int i = 0; i < r->ncards; i++)
+        if (&r->cards[i] != up)
+            fail_msg("a card reported at %.0f, %.0f mm (face down: %d) in the light", r->cards[i].x_mm,
+                     r->cards[i].y_mm, r->cards[i].face_down);
+    free(r);
+    vis_image_free(img);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -931,6 +962,7 @@ int main(void)
         cmocka_unit_test(test_faint_letter), cmocka_unit_test(test_edge_ramp),
         cmocka_unit_test(test_letter_in_pieces), cmocka_unit_test(test_blurred_spade),
         cmocka_unit_test(test_ace_upside_down), cmocka_unit_test(test_speck_not_ace),
+        cmocka_unit_test(test_glow_not_back),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

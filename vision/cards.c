@@ -80,6 +80,9 @@
  * widest row's: 1; see cd__shape_vote) */
 #define CD__SKW 2.0
 #define CD__MAXBSH 64 /* black symbols a card's suit vote weighs */
+/* a face-down card's outline: its weaker side's step at least this many
+ * times the median step across the cut (see cd__refine) */
+#define CD__FD_OUTLINE 3.0
 /* a faint index letter's peak against its strip's median (see
  * cd__faint_letter) */
 #define CD__FAINT_BG 3.0
@@ -1240,6 +1243,12 @@ static void cd__patch_free(cd__patch *p)
     memset(p, 0, sizeof *p);
 }
 
+static int cd__cmpd(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
 /* Moves the card's centre (cx, cy) onto its own outline: the grid's
  * phase comes from a 1 px/mm view and may be off by a millimetre or two,
  * enough to cut a corner index in half.  The card and a margin are cut out
@@ -1249,9 +1258,12 @@ static void cd__patch_free(cd__patch *p)
  * middle half of the side only (the indices and pips lie elsewhere); the
  * centre moves to the middle between opposite sides when they lie a card
  * apart.  Returns the axes so found: bit 0 along the short side, bit 1
- * along the long one. */
+ * along the long one.  contrast (when not NULL, set to 0 by the caller):
+ * raised to the largest, over those axes, of the weaker side's step
+ * against the median step along the cut (the table's or the face's own
+ * texture). */
 static int cd__refine(const vis_cards *c, const vis_image *top, const vis_view *vw, double *cx,
-                      double *cy, double ang, double win)
+                      double *cy, double ang, double win, double *contrast)
 {
     const double P = 2, M = win + 1;
     int found = 0;
@@ -1302,6 +1314,17 @@ static int cd__refine(const vis_cards *c, const vis_image *top, const vis_view *
         }
         if (best[0] < 0 || best[1] < 0 || fabs(best[1] - best[0] - len * P) > 2.5 * P)
             continue;
+        if (contrast) {
+            /* the weaker side's step against the profile's median (the
+             * texture's own steps) */
+            double srt[1024];
+            int m = n < 1024 ? n : 1024;
+            memcpy(srt, pr, sizeof *srt * (size_t)m);
+            qsort(srt, (size_t)m, sizeof *srt, cd__cmpd);
+            double med = srt[m / 2] > 1 ? srt[m / 2] : 1;
+            double cst = fmin(pr[best[0]], pr[best[1]]) / med;
+            *contrast = fmax(*contrast, cst);
+        }
         shift[axis] = (0.5 * (best[0] + best[1]) - (M + 0.5 * len) * P) / P;
         found |= 1 << axis;
     }
@@ -2822,7 +2845,7 @@ static void cd__read_wide(const vis_cards *c, const vis_image *top, const vis_vi
     double tx2 = *tx, ty2 = *ty, ca = cos(ang), sa = sin(ang), du, dv;
     cd__patch p2, p3;
     cd__card c2, c3;
-    if (cd__refine(c, top, vw, &tx2, &ty2, ang, 31) != 3 || hypot(tx2 - *tx, ty2 - *ty) <= 5)
+    if (cd__refine(c, top, vw, &tx2, &ty2, ang, 31, NULL) != 3 || hypot(tx2 - *tx, ty2 - *ty) <= 5)
         return;
     memset(&p2, 0, sizeof p2);
     memset(&p3, 0, sizeof p3);
@@ -2982,7 +3005,8 @@ int vis_cards_read(vis_cards *c, const vis_image *top, const vis_view *vw, vis_c
             cd__patch p;
             cd__card cr;
             memset(&p, 0, sizeof p);
-            cd__refine(c, top, vw, &tx, &ty, g.ang, 4);
+            double outline = 0;
+            cd__refine(c, top, vw, &tx, &ty, g.ang, 4, &outline);
             rc = cd__cut(c, top, vw, tx, ty, g.ang, &p, err);
             if (rc == 0) {
                 double du, dv;
@@ -3027,8 +3051,11 @@ int vis_cards_read(vis_cards *c, const vis_image *top, const vis_view *vw, vis_c
              * millimetre.  A cell the silhouette filled with no face and
              * no such back is the table itself (the light speckles of a
              * granite table run together by the closing, a pale patch):
-             * it is not reported. */
-            if (rc == 0 && cr.face_down && a[5] < CD__FD_COVER * a[0]) {
+             * it is not reported.  Nor is one without an outline, a pair
+             * of sides a card apart with steps well above the rest: a
+             * patch of light on wood is of another hue than the table
+             * over whole cells, but fades out with no edge. */
+            if (rc == 0 && cr.face_down && (a[5] < CD__FD_COVER * a[0] || outline < CD__FD_OUTLINE)) {
                 cd__patch_free(&p);
                 continue;
             }
