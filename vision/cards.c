@@ -2981,7 +2981,9 @@ int vis_cards_read(vis_cards *c, const vis_image *top, const vis_view *vw, vis_c
              * side of it fades out (glare, a shadowless light), the
              * silhouette stays open and unfilled.  Such a cell with print
              * on it is read all the same, and kept only when it reads as
-             * a sure face-up card near the cell's centre. */
+             * a sure face-up card near the cell's centre whose print is
+             * centred in the cut (half a card, the rest washed out, reads
+             * as a sure card of fewer pips). */
             bool open = d.pale && a[1] < 0.6 * a[0];
             if (a[0] < 0.5 * (g.pu - 2 * inset) * (g.pv - 2 * inset) * d.ppm * d.ppm ||
                 (a[1] < 0.6 * a[0] && !open) || a[4] < print_min || out->ncards >= VIS_CARDS_MAX)
@@ -3059,10 +3061,12 @@ int vis_cards_read(vis_cards *c, const vis_image *top, const vis_view *vw, vis_c
                 cd__patch_free(&p);
                 continue;
             }
+            double pdu = 0, pdv = 0;
             if (rc == 0 && open &&
                 (cr.face_down || cr.rank <= 0 || cr.suit < 0 ||
                  fmin(cr.rank_conf, cr.suit_conf) < 0.5f ||
-                 hypot(tx - (u * ca - v * sa), ty - (u * sa + v * ca)) > 10)) {
+                 hypot(tx - (u * ca - v * sa), ty - (u * sa + v * ca)) > 10 ||
+                 !cd__print_centre(&p, &cr, &pdu, &pdv) || hypot(pdu, pdv) > 2.5)) {
                 cd__patch_free(&p);
                 continue;
             }
