@@ -37,6 +37,8 @@ struct ref_reader {
     int since_detect;
     unsigned char probe[4][REF__PROBE * REF__PROBE];
     bool fixed_ppm;
+    bool has_axes;     /* axes_deg holds the grid's axes of the first reading */
+    double axes_deg;
 };
 
 /* The limits, from bench_recognize's split of whole-board exactness (three
@@ -378,7 +380,42 @@ static void ref__alts(const rules_piece *p, double conf, int a2, double ca, int 
     }
 }
 
-int ref_reader_read(ref_reader *r, const vis_image *frame, ref_reading *out, base_err *err)
+void ref_reading_turn_to(ref_reading *rd, double axes_deg)
+{
+    double d = remainder(rd->grid_angle_deg - axes_deg, 360.0);
+    int k = ((int)lround(d / 90) % 4 + 4) % 4; /* quarter turns from those axes */
+    /* axes turned a quarter further (u = (cos a, sin a), v = (-sin a, cos
+     * a)) number the cell (x, y) of the first axes as (y, -x) */
+    for (int i = 0; k && i < rd->n; i++)
+        for (int q = 0; q < k; q++) {
+            rules_piece *p = &rd->pieces[i];
+            int16_t x = p->x;
+            p->x = (int16_t)-p->y;
+            p->y = x;
+            for (int a = 0; a < rd->alt[i].n; a++) {
+                rd->alt[i].p[a].x = p->x;
+                rd->alt[i].p[a].y = p->y;
+            }
+        }
+    rd->grid_angle_deg -= 90.0 * k;
+}
+
+/* Keeps the grid's axes one way round from reading to reading (see
+ * ref_reading_turn_to): those of the first reading with pieces and no
+ * hand.  The board lies still on the table and the angle is on the
+ * table's axes, so they hold when the camera is bumped. */
+static void ref__orient(ref_reader *r, ref_reading *out)
+{
+    if (out->n == 0 || out->hand)
+        return;
+    if (!r->has_axes) {
+        r->has_axes = true;
+        r->axes_deg = out->grid_angle_deg;
+    }
+    ref_reading_turn_to(out, r->axes_deg);
+}
+
+static int ref__read(ref_reader *r, const vis_image *frame, ref_reading *out, base_err *err)
 {
     vis_image *top = NULL;
     vis_view view;
@@ -392,6 +429,8 @@ int ref_reader_read(ref_reader *r, const vis_image *frame, ref_reading *out, bas
             return rc;
         out->hand = out->hand || r->cr->hand;
         out->grid_angle_deg = r->cr->grid_angle_deg;
+        BASE_DEBUG("reader", "%d cards, grid at %.1f degrees%s", r->cr->ncards,
+                   r->cr->grid_angle_deg, out->hand ? ", a hand" : "");
         out->pitch_mm = r->cr->pitch_x_mm;
         for (int i = 0; i < r->cr->ncards && out->n < REF_MAX_READ; i++) {
             const vis_card *vc = &r->cr->cards[i];
@@ -455,6 +494,14 @@ int ref_reader_read(ref_reader *r, const vis_image *frame, ref_reading *out, bas
         out->n++;
     }
     return 0;
+}
+
+int ref_reader_read(ref_reader *r, const vis_image *frame, ref_reading *out, base_err *err)
+{
+    int rc = ref__read(r, frame, out, err);
+    if (rc == 0)
+        ref__orient(r, out);
+    return rc;
 }
 
 int ref_reader_learn(ref_reader *r, const vis_image *frame, vis_qwirkle_profile *profile,

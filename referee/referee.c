@@ -18,6 +18,7 @@ struct ref_referee {
     char game[16];
     bool translate;          /* positions are equal up to a translation */
     bool fixed;              /* a piece once placed never changes or leaves */
+    bool keep;               /* a piece on the table never changes (cards may leave) */
     rules_game **hist;       /* hist[k]: the game after k legal moves */
     int *hist_seq;           /* hist_seq[k]: db seq of legal move k (k >= 1) */
     int *hist_player;
@@ -447,11 +448,13 @@ static bool ref__known(const rules_piece *have, int nh, const rules_piece *p)
 
 /* In games where a placed piece never changes, a committed cell read as
  * something else is the committed piece misread (light, glare, a cube
- * knocked askew): what was settled when it was placed stands. */
+ * knocked askew, a card's index in shade): what was settled when it was
+ * placed stands.  Cards too: a card leaves the table only when captured,
+ * and a new one may then fill its cell, but none is laid on another. */
 static void ref__keep_committed(const ref_referee *r, const rules_piece *have, int nh,
                                 rules_piece *seen, int ns)
 {
-    for (int i = 0; r->fixed && i < ns; i++)
+    for (int i = 0; r->keep && i < ns; i++)
         for (int j = 0; j < nh; j++)
             if (ref__same_place(&have[j], &seen[i])) {
                 int16_t x = seen[i].x, y = seen[i].y;
@@ -460,6 +463,68 @@ static void ref__keep_committed(const ref_referee *r, const rules_piece *have, i
                 seen[i].y = y;
                 break;
             }
+}
+
+/* Cards: a card laid and taken with the square it completed in one go, so
+ * that no still table ever showed it: the table lost three or more cards
+ * and gained none.  Each empty cell near the cards gone and each card of
+ * the deck is tried; those the rules allow there and that leave exactly
+ * the table seen are the candidates (up to cap, in m[]).  Returns how many
+ * there are. */
+#define REF__UNSEEN_MAX 16
+static int ref__laid_and_taken(ref_referee *r, const rules_piece *have, int nh,
+                               const rules_piece *seen, int ns, int player, rules_move *m,
+                               int cap)
+{
+    unsigned char gone[REF__MAX_PIECES] = {0};
+    int ngone = 0, n = 0;
+    rules_piece *after = malloc(sizeof *after * REF__MAX_PIECES);
+    if (!after)
+        return 0;
+    for (int i = 0; i < nh; i++) {
+        gone[i] = !ref__known(seen, ns, &have[i]);
+        ngone += gone[i];
+    }
+    for (int j = 0; j < ns; j++)
+        if (!ref__known(have, nh, &seen[j]))
+            ngone = 0; /* something new is in view: not this */
+    for (int i = 0; ngone >= 3 && i < nh && n < cap; i++) {
+        if (!gone[i])
+            continue;
+        for (int dy = -2; dy <= 2; dy++)
+            for (int dx = -2; dx <= 2; dx++) {
+                rules_piece cell;
+                bool taken = false, tried = false;
+                memset(&cell, 0, sizeof cell);
+                cell.owner = -1;
+                cell.x = (int16_t)(have[i].x + dx);
+                cell.y = (int16_t)(have[i].y + dy);
+                for (int k = 0; k < nh && !taken; k++)
+                    taken = ref__same_place(&have[k], &cell);
+                for (int c = 0; c < n && !tried; c++)
+                    tried = ref__same_place(&m[c].pieces[0], &cell);
+                if (taken || tried)
+                    continue;
+                for (int rank = 1; rank <= 13 && n < cap; rank++)
+                    for (int suit = 0; suit < 4 && n < cap; suit++) {
+                        rules_game *trial = NULL;
+                        rules_verdict v;
+                        rules_move_init(&m[n], RULES_MOVE_PLACE);
+                        m[n].npieces = 1;
+                        m[n].pieces[0] = cell;
+                        m[n].pieces[0].a = (uint8_t)rank;
+                        m[n].pieces[0].b = (uint8_t)suit;
+                        if (rules_game_clone(ref__game(r), &trial) != 0)
+                            continue;
+                        rules_apply(trial, player, &m[n], &v);
+                        if (v.legal && ref__same_position(after, ref__position(trial, after), seen, ns))
+                            n++;
+                        rules_game_free(trial);
+                    }
+            }
+    }
+    free(after);
+    return n;
 }
 
 enum ref__resolution {
@@ -971,6 +1036,36 @@ int ref_observe(ref_referee *r, const ref_view *v, base_err *err)
             goto done;
         }
     }
+    if (!strcmp(r->game, "cards") && (v->mover < 0 || v->mover == st.to_move)) {
+        rules_move *cand = malloc(sizeof *cand * REF__UNSEEN_MAX);
+        int nc = cand ? ref__laid_and_taken(r, have, nh, seen, ns, st.to_move, cand,
+                                            REF__UNSEEN_MAX)
+                      : 0;
+        if (nc > 0) {
+            char what[160], others[320] = "";
+            rules_piece_text(r->game, &cand[0].pieces[0], what, sizeof what);
+            for (int c = 1; c < nc && c < 6; c++) {
+                char w[32];
+                size_t len = strlen(others);
+                rules_card_name(cand[c].pieces[0].a, cand[c].pieces[0].b, w);
+                snprintf(others + len, sizeof others - len, "%s%s", c > 1 ? ", " : "", w);
+            }
+            r->state = REF__OK;
+            rc = ref__play(r, st.to_move, &cand[0], v->jpeg, v->jpeg_len, DB_SRC_CAMERA,
+                           &verdict, err);
+            /* the one card that fits is no guess; among several, the
+             * players are told which was recorded */
+            if (rc == 0 && nc > 1)
+                ref__emit(r, REF_EV_CONFIRM, 0, -1, NULL, NULL, NULL, 0,
+                          "The card laid was taken with its square before the camera saw it: "
+                          "recorded as %s; it could also have been %s%s: correct the move if "
+                          "it was.",
+                          what, others, nc > 6 ? " or another" : "");
+            free(cand);
+            goto done;
+        }
+        free(cand);
+    }
     /* Nothing explains it. */
     r->state = REF__CONFIRM;
     if ((rc = ref__remember(r, seen, ns)) == 0)
@@ -1126,6 +1221,7 @@ int ref_new(const ref_config *cfg, base_err *err, ref_referee **out)
     r->translate = strcmp(cfg->game, "qwirkle") == 0 || strcmp(cfg->game, "cards") == 0 ||
                    strcmp(cfg->game, "cubed") == 0;
     r->fixed = strcmp(cfg->game, "qwirkle") == 0 || strcmp(cfg->game, "cubed") == 0;
+    r->keep = r->fixed || strcmp(cfg->game, "cards") == 0;
     r->store = cfg->store;
     r->match_id = cfg->match_id;
     r->min_conf = cfg->min_conf > 0 ? cfg->min_conf : 0.5f;

@@ -181,6 +181,16 @@ typedef struct ref_reading {
     double cam_px_per_mm, blur_mm;
 } ref_reading;
 
+/* Turns a reading's grid by quarter turns so that its axes lie within 45
+ * degrees of axes_deg (its pieces' cells with it).  A grid looks the same
+ * turned a quarter (cubes) or half (cards) round, so a recogniser may
+ * number it from another corner from one frame to the next: a hand over
+ * the cards gave their recogniser another direction, and the readings
+ * after it came turned 180 degrees (sim seed 8), which no translation
+ * lines up with the last.  The reader turns every reading to the axes of
+ * its first one. */
+void ref_reading_turn_to(ref_reading *rd, double axes_deg);
+
 /* Whether the camera sees well enough to read game's pieces, from a
  * reading's cam_px_per_mm and blur_mm (a median over several readings is
  * steadier): when not, writes what to do about it into buf and returns

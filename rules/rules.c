@@ -402,7 +402,7 @@ int rules__json_int(const cJSON *obj, const char *key, int *out, base_err *err)
 
 int rules__json_coord(const cJSON *obj, const char *key, int16_t *out, base_err *err)
 {
-    int v, rc;
+    int v = 0, rc; /* set: -O3 cannot see that a failed read returns */
     if ((rc = rules__json_int(obj, key, &v, err)) != 0)
         return rc;
     if (v < INT16_MIN || v > INT16_MAX)
@@ -444,7 +444,7 @@ int rules__move_type_from_name(const char *name)
 
 int rules__json_move_type(const cJSON *move, unsigned allowed, int *type, base_err *err)
 {
-    const char *name;
+    const char *name = NULL; /* set: -O3 cannot see that a failed read returns */
     int t, rc;
     if ((rc = rules__json_str(move, "type", &name, err)) != 0)
         return rc;

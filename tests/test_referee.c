@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -665,6 +666,111 @@ static void test_cube2_setup_from_readings(void **state)
     cJSON_Delete(h);
 }
 
+/* A card at (x, y) of the recogniser's frame, read with conf 0.95. */
+static void put_card(table *t, int x, int y, const char *name)
+{
+    rules_piece *p = &t->p[t->n];
+    int rank, suit;
+    assert_int_equal(rules_card_from_name(name, &rank, &suit), 0);
+    memset(p, 0, sizeof *p);
+    p->owner = -1;
+    p->x = (int16_t)x;
+    p->y = (int16_t)y;
+    p->a = (uint8_t)rank;
+    p->b = (uint8_t)suit;
+    t->conf[t->n] = 0.95f;
+    t->alt[t->n].n = 0;
+    t->n++;
+}
+
+/* Cards: a committed card misread stays what it was (a card leaves only
+ * when captured), and a card laid and taken with the square it completed
+ * before any still table showed it is still a move: the one that leaves
+ * the table seen, recorded with the players told what else it could have
+ * been. */
+static void test_cards_misread_and_laid_and_taken(void **state)
+{
+    log_ l = {0};
+    table t = {0};
+    cJSON *h = cJSON_Parse("{\"game\":\"cards\",\"players\":[\"A\",\"B\"],"
+                           "\"start\":{\"x\":0,\"y\":0,\"card\":\"5H\"}}");
+    ref_config cfg = {"cards", h, NULL, 0, 0.5f, on_event, &l};
+    ref_referee *r = NULL;
+    rules_status st;
+    base_err e;
+    (void)state;
+    assert_int_equal(ref_new(&cfg, &e, &r), 0);
+    put_card(&t, 3, 3, "5H"); /* the recogniser's grid has another origin */
+    assert_int_equal(see(r, &t, -1), 0);
+    assert_int_equal(l.n, 0);
+    put_card(&t, 4, 3, "6H");
+    assert_int_equal(see(r, &t, -1), 0);
+    assert_int_equal(l.n, 1);
+    assert_int_equal(l.kind[0], REF_EV_MOVE);
+    /* the 6H read as the 6D beside B's 5S: the 6H stands, the 5S is B's */
+    {
+        int rank, suit;
+        rules_card_from_name("6D", &rank, &suit);
+        t.p[1].b = (uint8_t)suit;
+    }
+    put_card(&t, 3, 4, "5S");
+    assert_int_equal(see(r, &t, -1), 0);
+    assert_int_equal(l.n, 2);
+    assert_int_equal(l.kind[1], REF_EV_MOVE);
+    assert_int_equal(l.player[1], 1);
+    /* A lays a card at (4,4), completing the square, and takes it at once:
+     * the table is empty; 5 + 6 + 5 and the card laid are A's */
+    t.n = 0;
+    assert_int_equal(see(r, &t, -1), 0);
+    assert_int_equal(l.n, 4);
+    assert_int_equal(l.kind[2], REF_EV_MOVE);
+    assert_int_equal(l.player[2], 0);
+    assert_true(l.points[2] > 16 && l.points[2] <= 16 + 13);
+    assert_int_equal(l.kind[3], REF_EV_CONFIRM);
+    assert_non_null(strstr(l.text[3], "taken with its square before the camera saw it"));
+    assert_non_null(strstr(l.text[3], "could also have been"));
+    rules_game_status(ref_game(r), &st);
+    assert_int_equal(st.scores[0], l.points[2]);
+    assert_int_equal(st.to_move, 1);
+    assert_int_equal(rules_position(ref_game(r), NULL, 0), 0);
+    ref_free(r);
+    cJSON_Delete(h);
+}
+
+/* Readings turned a quarter or a half round are turned back to the axes
+ * asked for, their cells and alternatives with them. */
+static void test_reading_turn_to(void **state)
+{
+    ref_reading *rd = calloc(1, sizeof *rd);
+    (void)state;
+    rd->n = 2;
+    rd->pieces[0].x = 1, rd->pieces[0].y = 0;
+    rd->pieces[1].x = 0, rd->pieces[1].y = 2;
+    rd->alt[0].n = 1;
+    rd->alt[0].p[0] = rd->pieces[0];
+    rd->grid_angle_deg = 185;
+    ref_reading_turn_to(rd, 5);
+    assert_int_equal(rd->pieces[0].x, -1);
+    assert_int_equal(rd->pieces[0].y, 0);
+    assert_int_equal(rd->pieces[1].x, 0);
+    assert_int_equal(rd->pieces[1].y, -2);
+    assert_int_equal(rd->alt[0].p[0].x, -1);
+    assert_true(fabs(rd->grid_angle_deg - 5) < 1e-9);
+    /* a quarter on: one step along the turned x axis is one along y */
+    rd->grid_angle_deg = 95;
+    ref_reading_turn_to(rd, 5);
+    assert_int_equal(rd->pieces[0].x, 0);
+    assert_int_equal(rd->pieces[0].y, -1);
+    assert_int_equal(rd->pieces[1].x, 2);
+    assert_int_equal(rd->pieces[1].y, 0);
+    /* within 45 degrees: left as it is */
+    rd->grid_angle_deg = -35;
+    ref_reading_turn_to(rd, 5);
+    assert_int_equal(rd->pieces[1].x, 2);
+    assert_true(fabs(rd->grid_angle_deg + 35) < 1e-9);
+    free(rd);
+}
+
 /* The camera advice follows the limits bench_recognize measured: too few
  * pixels a millimetre first, then too much blur; nothing for games whose
  * limits are unmeasured, or before anything was measured. */
@@ -860,6 +966,8 @@ int main(void)
         cmocka_unit_test(test_recorded_and_resumed),
         cmocka_unit_test(test_correction),
         cmocka_unit_test(test_cube2_setup_from_readings),
+        cmocka_unit_test(test_cards_misread_and_laid_and_taken),
+        cmocka_unit_test(test_reading_turn_to),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
