@@ -487,7 +487,7 @@ static void test_ace_upside_down(void **state)
         }
 }
 
-/* A speck is not an ace's pip: a patch of the mat in a hotspot, read as
+/* A speck is not an ace's pip, nor specks pips: a patch of the mat in a hotspot, read as
  * a face with a speck of the mat's texture in its middle, was an ace at
  * conf 0.8.  Drawn: a card's indices with nothing but a 2.4 mm dot
  * between them. */
@@ -502,6 +502,21 @@ static void test_speck_not_ace(void **state)
     vis_cards_reading *r = read_view(img);
     const vis_card *c = card_near(r, 200, 220, 4);
     assert_true(!c || c->rank != 1);
+    free(r);
+    vis_image_free(img);
+    /* nor are five specks a five (a granite table's texture in a cell
+     * that looks like card stock: specks of 7-9 mm2 were counted as
+     * pips; these, of radius 1.3 mm, blur to 9 mm2) */
+    img = new_view();
+    draw_card(img, &plain, 200, 220, 0.02, 1, vis_rgb(0, 0, 0));
+    vis_draw_circle(img, to_px(200, 220), 12 * PPM, plain.paper, VIS_FILLED, VIS_DRAW_AA, NULL);
+    const double sp[5][2] = {{-12, -25}, {12, -25}, {0, 0}, {-12, 25}, {12, 25}};
+    for (int k = 0; k < 5; k++)
+        vis_draw_circle(img, to_px(200 + sp[k][0], 220 + sp[k][1]), 1.3 * PPM, plain.ink, VIS_FILLED,
+                        VIS_DRAW_AA, NULL);
+    r = read_view(img);
+    c = card_near(r, 200, 220, 4);
+    assert_true(!c || c->rank != 5);
     free(r);
     vis_image_free(img);
 }
