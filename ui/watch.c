@@ -265,6 +265,16 @@ static int ui__newest_live(void *ctx, const db_match_info *m)
     return 1; /* newest first: the first is the one */
 }
 
+/* The cards' starting card, at the grid's origin (the referee reads the
+ * table up to a translation). */
+static void ui__set_start(cJSON *h, const char *card)
+{
+    cJSON *st = cJSON_AddObjectToObject(h, "start");
+    cJSON_AddNumberToObject(st, "x", 0);
+    cJSON_AddNumberToObject(st, "y", 0);
+    cJSON_AddStringToObject(st, "card", card);
+}
+
 static cJSON *ui__header(const ui_watch_opts *o, const char **names, int *n, base_err *err)
 {
     cJSON *h = cJSON_CreateObject(), *pl, *opts = NULL;
@@ -284,12 +294,8 @@ static cJSON *ui__header(const ui_watch_opts *o, const char **names, int *n, bas
         return NULL;
     }
     cJSON_AddItemToObject(h, "options", opts ? opts : cJSON_CreateObject());
-    if (o->start) {
-        cJSON *st = cJSON_AddObjectToObject(h, "start");
-        cJSON_AddNumberToObject(st, "x", 0);
-        cJSON_AddNumberToObject(st, "y", 0);
-        cJSON_AddStringToObject(st, "card", o->start);
-    }
+    if (o->start)
+        ui__set_start(h, o->start);
     return h;
 }
 
@@ -345,10 +351,7 @@ static int ui__start_from_table(const ui_command *cmd, vis_capture *cam, ref_rea
                          "--start %s",
                          list, rd->conf[0], list);
     if (status == UI_EXIT_OK) {
-        cJSON *st = cJSON_AddObjectToObject(header, "start");
-        cJSON_AddNumberToObject(st, "x", 0);
-        cJSON_AddNumberToObject(st, "y", 0);
-        cJSON_AddStringToObject(st, "card", list);
+        ui__set_start(header, list);
         fprintf(stderr, "tablecam %s: the starting card is the %s (--start names another)\n",
                 cmd->name, list);
     }
