@@ -790,6 +790,12 @@ static bool survey_hand(vis_image *img, double *hand_mm2)
     assert_int_equal(vis_gaussian_blur(img, 0, 1.2, &soft, NULL), 0);
     assert_int_equal(vis_cards_new(0, 0, &c, &e), 0);
     assert_int_equal(vis_cards_survey(c, soft, &v, &sv, &e), 0);
+    /* the read after the survey reports its hand */
+    vis_cards_reading *r = malloc(sizeof *r);
+    assert_non_null(r);
+    assert_int_equal(vis_cards_read(c, soft, &v, r, &e), 0);
+    assert_int_equal(r->hand, sv.hand);
+    free(r);
     vis_cards_free(c);
     vis_image_free(soft);
     *hand_mm2 = sv.hand_mm2;
@@ -816,6 +822,61 @@ static void test_hand(void **state)
     assert_true(survey_hand(img, &mm2));
     assert_true(mm2 > 63 * 88);
     vis_image_free(img);
+}
+
+/* The grid's axes carry over from a reading to the next only from a
+ * reading to trust: one handle reads a board, then a view of junk (a
+ * blank sheet lying the other way, no print: no card) whose grid is
+ * turned by 90 degrees, then the board again, whose cells must be numbered
+ * as the first time (kept, the junk's axes turned the board's grid by
+ * 180 degrees).  (A reading with a hand is not trusted either: see
+ * test_hand, whose reading reports the survey's hand.) */
+static void read_with(vis_cards *c, vis_image *img, vis_cards_reading *r)
+{
+    vis_image *soft = NULL;
+    vis_view v = view_of();
+    base_err e;
+    assert_int_equal(vis_gaussian_blur(img, 0, 1.2, &soft, NULL), 0);
+    assert_int_equal(vis_cards_read(c, soft, &v, r, &e), 0);
+    vis_image_free(soft);
+}
+
+static void test_axes_kept_from_sure(void **state)
+{
+    (void)state;
+    vis_image *board = new_view(), *junk = new_view();
+    vis_cards *c = NULL;
+    base_err e;
+    vis_cards_reading *r0 = malloc(sizeof *r0), *r1 = malloc(sizeof *r1), *r2 = malloc(sizeof *r2);
+    assert_non_null(r0);
+    assert_non_null(r1);
+    assert_non_null(r2);
+    draw_card(board, &plain, 220, 220, 0, 5, vis_rgb(0, 0, 0));
+    draw_card(board, &plain, 283, 220, 0, 3, vis_rgb(0, 0, 0));
+    /* a blank card-sized sheet, its long side along x */
+    vis_point q[4] = {to_px(206, 219), to_px(294, 219), to_px(294, 281), to_px(206, 281)};
+    vis_draw_polygon(junk, q, 4, plain.paper, VIS_FILLED, 1, VIS_DRAW_AA, NULL);
+    assert_int_equal(vis_cards_new(0, 0, &c, &e), 0);
+    read_with(c, board, r0);
+    assert_int_equal(r0->ncards, 2);
+    read_with(c, junk, r1);
+    /* (the junk's grid is turned: else the test proves nothing) */
+    assert_true(fabs(remainder(r1->grid_angle_deg - r0->grid_angle_deg, 180)) > 45);
+    read_with(c, board, r2);
+    assert_int_equal(r2->ncards, 2);
+    assert_true(fabs(remainder(r2->grid_angle_deg - r0->grid_angle_deg, 360)) < 1.5);
+    for (int i = 0; i < 2; i++) {
+        const vis_card *a = &r0->cards[i], *b = card_near(r2, a->x_mm, a->y_mm, 3);
+        assert_non_null(b);
+        assert_int_equal(b->gx, a->gx);
+        assert_int_equal(b->gy, a->gy);
+    }
+    vis_cards_free(c);
+    free(r0);
+    free(r1);
+    free(r2);
+    vis_image_free(board);
+    vis_image_free(junk);
 }
 
 /* Simulated frames (fixed seeds, clean look): the cards are found where
@@ -977,7 +1038,7 @@ int main(void)
         cmocka_unit_test(test_faint_letter), cmocka_unit_test(test_edge_ramp),
         cmocka_unit_test(test_letter_in_pieces), cmocka_unit_test(test_blurred_spade),
         cmocka_unit_test(test_ace_upside_down), cmocka_unit_test(test_speck_not_ace),
-        cmocka_unit_test(test_glow_not_back),
+        cmocka_unit_test(test_glow_not_back), cmocka_unit_test(test_axes_kept_from_sure),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

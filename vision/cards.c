@@ -103,6 +103,9 @@ struct vis_cards {
     double cw, ch;
     bool have_angle;
     double last_angle;
+    bool angle_sure; /* last_angle came from a sure reading */
+    /* the last survey saw a hand over the cards (for the next read) */
+    bool survey_hand;
     bool have_mat; /* the mat's model, from the last survey */
     cd__mat mat;
 };
@@ -2900,6 +2903,9 @@ int vis_cards_read(vis_cards *c, const vis_image *top, const vis_view *vw, vis_c
     if ((rc = cd__check(top, vw, "vis_cards_read", err)) != 0)
         return rc;
     memset(out, 0, sizeof *out);
+    /* (a hand the survey saw over the cards is this view's) */
+    out->hand = c->survey_hand;
+    c->survey_hand = false;
     out->pitch_x_mm = c->cw;
     out->pitch_y_mm = c->ch;
     if ((rc = cd__det_make(top, vw, &d, err)) != 0)
@@ -2915,8 +2921,6 @@ int vis_cards_read(vis_cards *c, const vis_image *top, const vis_view *vw, vis_c
         cd__det_free(&d);
         return 0;
     }
-    c->have_angle = true;
-    c->last_angle = g.ang;
     out->grid_angle_deg = g.ang * 180 / CD__PI;
     out->phase_x_mm = g.phu;
     out->phase_y_mm = g.phv;
@@ -3119,6 +3123,23 @@ int vis_cards_read(vis_cards *c, const vis_image *top, const vis_view *vw, vis_c
         }
     for (int i = 0; i < out->ncards; i++)
         out->nduplicates += out->cards[i].duplicate;
+    /* The grid's axes are kept for the next reading from a reading to
+     * trust: no hand over the cards, and a face-up card read surely.  A
+     * hand, or a view of junk (a blank sheet, glare), may turn the grid by
+     * 90 degrees; kept, it would turn every later grid by 180 (the next
+     * fit takes the nearest of the four ways to it).  Until a reading is
+     * sure, one without a hand is kept all the same (on a pale mat the
+     * first cards may read unsure, and the fit of the next frame is the
+     * steadier for the last one's way round). */
+    bool sure = false;
+    for (int i = 0; i < out->ncards; i++)
+        sure = sure || (!out->cards[i].face_down && out->cards[i].rank > 0 &&
+                        out->cards[i].suit >= 0 && out->cards[i].conf >= 0.5f);
+    if (!out->hand && (sure || !c->angle_sure)) {
+        c->have_angle = true;
+        c->angle_sure = sure;
+        c->last_angle = g.ang;
+    }
     return 0;
 }
 
@@ -3213,6 +3234,7 @@ int vis_cards_survey(vis_cards *c, const vis_image *top, const vis_view *vw, vis
         y1 = ty > y1 ? ty : y1;
     }
     cd__hand(c, &d, vw, out);
+    c->survey_hand = out->hand;
     if (d.nmask > 0.3 * c->cw * c->ch * d.ppm * d.ppm) {
         out->ncandidates = (int)(d.nmask / (c->cw * c->ch * d.ppm * d.ppm) + 0.5);
         if (out->ncandidates < 1)

@@ -54,8 +54,12 @@ typedef struct vis_cards_reading {
     int ncards;
     vis_card cards[VIS_CARDS_MAX];
     int nduplicates;        /* cards flagged duplicate */
-    bool hand;              /* something not a card lies over the cards */
-    double grid_angle_deg;  /* the grid's x axis (the short side) against the table's */
+    bool hand;              /* something not a card lies over the cards (the
+                             * hand of the survey just before this read) */
+    double grid_angle_deg;  /* the grid's x axis (the short side) against the table's;
+                             * the next read keeps it, one of the four ways
+                             * round, when this one had no hand and a sure
+                             * face-up card */
     double pitch_x_mm, pitch_y_mm;
     double phase_x_mm, phase_y_mm; /* a cell corner, in grid coordinates */
 } vis_cards_reading;
