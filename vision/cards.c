@@ -2314,6 +2314,43 @@ typedef struct cd__card {
     int rank_pieces;
 } cd__card;
 
+/* The conf of a pip count whose pips are in no card's layout. */
+#define CD__LAYOUT_CONF 0.45
+
+/* Whether the centre pips (the blobs ids, median area med) lie as a
+ * rank's do on every deck: their centres span at least a third of the
+ * card's height, and each pip has its mirror image about the middle of
+ * their box within 4 mm (a 7's odd pip excepted). */
+static bool cd__pip_layout(const cd__patch *p, const int *ids, int n, double med, int rank)
+{
+    double x0 = 1e9, x1 = -1e9, y0 = 1e9, y1 = -1e9;
+    const double P = CD__PPM, tol = 4 * P;
+    if (n < 2)
+        return true;
+    for (int i = 0; i < n; i++) {
+        const cd__blob *b = &p->blobs[ids[i]];
+        double cx = b->sx / b->n, cy = b->sy / b->n;
+        x0 = fmin(x0, cx);
+        x1 = fmax(x1, cx);
+        y0 = fmin(y0, cy);
+        y1 = fmax(y1, cy);
+    }
+    if (y1 - y0 < p->h / 3.0)
+        return false;
+    int unmatched = 0;
+    for (int i = 0; i < n; i++) {
+        const cd__blob *b = &p->blobs[ids[i]];
+        double mx = x0 + x1 - b->sx / b->n, my = y0 + y1 - b->sy / b->n, bd = 1e9;
+        for (int j = 0; j < n; j++) {
+            const cd__blob *q = &p->blobs[ids[j]];
+            bd = fmin(bd, hypot(q->sx / q->n - mx, q->sy / q->n - my));
+        }
+        if (bd > tol)
+            unmatched += med > 0 && b->n > 1.5 * med ? 2 : 1;
+    }
+    return unmatched <= (rank == 7 ? 1 : 0);
+}
+
 static void cd__read_card(cd__patch *p, cd__card *out)
 {
     const double P = CD__PPM;
@@ -2422,6 +2459,13 @@ static void cd__read_card(cd__patch *p, cd__card *out)
         if (count >= 2 && count <= 10) {
             rank = count;
             rconf = (float)fmax(0.2, 1 - 2 * frac_err);
+            /* Every deck lays the pips of 2..10 out point-symmetric (but
+             * for a 7's odd pip) from the top row to the bottom one: a cut
+             * across two cards (a grid turned by glare beside them) shows
+             * pips of both, in no card's layout.  Then the count is no
+             * surer than a guess. */
+            if (!cd__pip_layout(p, pip_ids, npip, med, rank))
+                rconf = (float)fmin(rconf, CD__LAYOUT_CONF);
         } else if (count == 1 && med >= 20 * P * P) {
             /* an ace: its one pip is the largest print of any pip card
              * (a speck of the mat's texture in a cell of glare is not) */
