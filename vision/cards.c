@@ -1101,13 +1101,15 @@ static double cd__fill_ambiguity(const cd__det *d, double ca, double sa, double 
     return tot > 0 ? amb / tot : 1;
 }
 
-static void cd__grid_fit(vis_cards *c, const cd__det *d, cd__grid *g)
+/* force: the angle of the grid's u axis (the short side) when not NaN
+ * (else the silhouette's, turned the nearest way to the last reading's) */
+static void cd__grid_fit(vis_cards *c, const cd__det *d, cd__grid *g, double force)
 {
-    double ang = cd__angle(d), ca, sa;
+    double ang = isnan(force) ? cd__angle(d) : force, ca, sa;
     double umin = 1e9, umax = -1e9, vmin = 1e9, vmax = -1e9;
     memset(g, 0, sizeof *g);
     /* keep the axes of the last reading: u the same way as before */
-    if (c->have_angle) {
+    if (c->have_angle && isnan(force)) {
         double best = ang, bd = 1e9;
         for (int k = -2; k <= 2; k++) {
             double a = ang + k * CD__PI / 2, dd = fabs(remainder(a - c->last_angle, 2 * CD__PI));
@@ -1209,6 +1211,11 @@ static void cd__grid_fit(vis_cards *c, const cd__det *d, cd__grid *g)
             double fb = cd__fill_ambiguity(d, ca, sa, c->ch, c->cw, phu_b, phv_b);
             sa_ = fa <= fb ? 1 : 0;
             sb_ = fa <= fb ? 0 : 1;
+        }
+        /* a forced angle is the short side's */
+        if (!isnan(force)) {
+            sa_ = 1;
+            sb_ = 0;
         }
         if (sa_ >= sb_) {
             g->ang = ang;
@@ -2312,6 +2319,7 @@ typedef struct cd__card {
      * a "10": no letter): the letter the pieces together look most like,
      * 0 when none */
     int rank_pieces;
+    bool no_layout; /* pips in no card's layout (see cd__pip_layout) */
 } cd__card;
 
 /* The conf of a pip count whose pips are in no card's layout. */
@@ -2464,8 +2472,10 @@ static void cd__read_card(cd__patch *p, cd__card *out)
              * across two cards (a grid turned by glare beside them) shows
              * pips of both, in no card's layout.  Then the count is no
              * surer than a guess. */
-            if (!cd__pip_layout(p, pip_ids, npip, med, rank))
+            if (!cd__pip_layout(p, pip_ids, npip, med, rank)) {
                 rconf = (float)fmin(rconf, CD__LAYOUT_CONF);
+                out->no_layout = true;
+            }
         } else if (count == 1 && med >= 20 * P * P) {
             /* an ace: its one pip is the largest print of any pip card
              * (a speck of the mat's texture in a cell of glare is not) */
@@ -2882,7 +2892,8 @@ static bool cd__dark_spot(const cd__det *d, int x, int y)
     return 4 * br < 3 * best;
 }
 
-/* A card its cell's cut read as nothing (no rank or no suit): the grid's
+/* A card its cell's cut read as nothing (no rank or no suit), or as pips
+ * in no card's layout (a cut across two cards): the grid's
  * phase comes from the silhouette's outline and seams, which a textured
  * table (the light speckles of a granite table run into the silhouette)
  * can pull 20-40 mm off a lone card, beyond the outline's 4 mm search.
@@ -2936,35 +2947,13 @@ static void cd__read_wide(const vis_cards *c, const vis_image *top, const vis_vi
     *ty = ty2;
 }
 
-int vis_cards_read(vis_cards *c, const vis_image *top, const vis_view *vw, vis_cards_reading *out,
-                   base_err *err)
+/* Reads the cells of grid g over the view (its det d): the cards, their
+ * duplicates, the grid's angle and phase into out. */
+static int cd__read_cells(vis_cards *c, const vis_image *top, const vis_view *vw,
+                          const cd__det *dp, cd__grid g, vis_cards_reading *out, base_err *err)
 {
-    cd__det d;
-    cd__grid g;
-    int rc;
-    if (!c || !out)
-        return base_err_set(err, BASE_EINVAL, "vis_cards_read: NULL handle or output");
-    if ((rc = cd__check(top, vw, "vis_cards_read", err)) != 0)
-        return rc;
-    memset(out, 0, sizeof *out);
-    /* (a hand the survey saw over the cards is this view's) */
-    out->hand = c->survey_hand;
-    c->survey_hand = false;
-    out->pitch_x_mm = c->cw;
-    out->pitch_y_mm = c->ch;
-    if ((rc = cd__det_make(top, vw, &d, err)) != 0)
-        return rc;
-    cd__mask(c, &d, vw, false);
-    cd__open(&d, true);
-    if (d.nmask < 0.3 * c->cw * c->ch * d.ppm * d.ppm) {
-        cd__det_free(&d);
-        return 0;
-    }
-    cd__grid_fit(c, &d, &g);
-    if (!g.ok) {
-        cd__det_free(&d);
-        return 0;
-    }
+    cd__det d = *dp;
+    int rc = 0;
     out->grid_angle_deg = g.ang * 180 / CD__PI;
     out->phase_x_mm = g.phu;
     out->phase_y_mm = g.phv;
@@ -2985,17 +2974,13 @@ int vis_cards_read(vis_cards *c, const vis_image *top, const vis_view *vw, vis_c
                 kvmax = kv > kvmax ? kv : kvmax;
             }
     int nu = kumax - kumin + 1, nv = kvmax - kvmin + 1;
-    if (nu <= 0 || nv <= 0 || nu > 64 || nv > 64) {
-        cd__det_free(&d);
+    if (nu <= 0 || nv <= 0 || nu > 64 || nv > 64)
         return 0;
-    }
     double *acc = calloc((size_t)nu * nv * 6, sizeof *acc);
     double bvote[VIS_CARDS_MAX] = {0};
     int bn[VIS_CARDS_MAX] = {0};
-    if (!acc) {
-        cd__det_free(&d);
+    if (!acc)
         return base_err_set(err, BASE_ENOMEM, "vis_cards_read: out of memory");
-    }
     const double inset = 6;
     /* a cell's print is only compared with this: counting stops there (the
      * dark spots' test is most of the loop's cost) */
@@ -3093,7 +3078,7 @@ int vis_cards_read(vis_cards *c, const vis_image *top, const vis_view *vw, vis_c
                     }
                 }
                 /* a card read as nothing: its cell may lie far off it */
-                if (rc == 0 && !cr.face_down && (cr.rank <= 0 || cr.suit < 0))
+                if (rc == 0 && !cr.face_down && (cr.rank <= 0 || cr.suit < 0 || cr.no_layout))
                     cd__read_wide(c, top, vw, g.ang, &tx, &ty, &p, &cr);
                 /* a court read as no letter on every cut: its glyph's
                  * pieces together, barely sure (left out, it would look
@@ -3152,7 +3137,6 @@ int vis_cards_read(vis_cards *c, const vis_image *top, const vis_view *vw, vis_c
     free(acc);
     if (rc == 0)
         cd__black_split(out, bvote, bn);
-    cd__det_free(&d);
     if (rc != 0)
         return rc;
     cd__one_deck(out);
@@ -3167,6 +3151,77 @@ int vis_cards_read(vis_cards *c, const vis_image *top, const vis_view *vw, vis_c
         }
     for (int i = 0; i < out->ncards; i++)
         out->nduplicates += out->cards[i].duplicate;
+    return 0;
+}
+
+/* Face-up cards read surely (conf 0.5 or more). */
+static int cd__nsure(const vis_cards_reading *out)
+{
+    int n = 0;
+    for (int i = 0; i < out->ncards; i++)
+        n += !out->cards[i].face_down && out->cards[i].rank > 0 && out->cards[i].suit >= 0 &&
+             out->cards[i].conf >= 0.5f;
+    return n;
+}
+
+int vis_cards_read(vis_cards *c, const vis_image *top, const vis_view *vw, vis_cards_reading *out,
+                   base_err *err)
+{
+    cd__det d;
+    cd__grid g;
+    int rc;
+    if (!c || !out)
+        return base_err_set(err, BASE_EINVAL, "vis_cards_read: NULL handle or output");
+    if ((rc = cd__check(top, vw, "vis_cards_read", err)) != 0)
+        return rc;
+    memset(out, 0, sizeof *out);
+    /* (a hand the survey saw over the cards is this view's) */
+    out->hand = c->survey_hand;
+    c->survey_hand = false;
+    out->pitch_x_mm = c->cw;
+    out->pitch_y_mm = c->ch;
+    if ((rc = cd__det_make(top, vw, &d, err)) != 0)
+        return rc;
+    cd__mask(c, &d, vw, false);
+    cd__open(&d, true);
+    if (d.nmask < 0.3 * c->cw * c->ch * d.ppm * d.ppm) {
+        cd__det_free(&d);
+        return 0;
+    }
+    cd__grid_fit(c, &d, &g, NAN);
+    if (!g.ok) {
+        cd__det_free(&d);
+        return 0;
+    }
+    rc = cd__read_cells(c, top, vw, &d, g, out, err);
+    /* A silhouette may hold more than cards (glare beside them on a pale
+     * mat, run together with them) and its outline turn the grid off the
+     * cards' own axes by a few degrees: the cuts then straddle two cards
+     * and read as none (see cd__pip_layout).  When no card reads surely
+     * on a grid turned off the last sure reading's, the cells are read
+     * again on that reading's angle; the reading with more sure cards is
+     * kept. */
+    if (rc == 0 && c->angle_sure && !out->hand && out->ncards > 0 && cd__nsure(out) == 0 &&
+        fabs(remainder(g.ang - c->last_angle, CD__PI / 2)) > 1.0 * CD__PI / 180) {
+        vis_cards_reading *o2 = malloc(sizeof *o2);
+        cd__grid g2;
+        if (o2) {
+            memset(o2, 0, sizeof *o2);
+            o2->hand = out->hand;
+            o2->pitch_x_mm = out->pitch_x_mm;
+            o2->pitch_y_mm = out->pitch_y_mm;
+            cd__grid_fit(c, &d, &g2, c->last_angle);
+            if (g2.ok && (rc = cd__read_cells(c, top, vw, &d, g2, o2, err)) == 0 &&
+                cd__nsure(o2) > 0) {
+                memcpy(out, o2, sizeof *out);
+                g = g2;
+            }
+            free(o2);
+        }
+    }
+    cd__det_free(&d);
+    if (rc != 0)
+        return rc;
     /* The grid's axes are kept for the next reading from a reading to
      * trust: no hand over the cards, and a face-up card read surely.  A
      * hand, or a view of junk (a blank sheet, glare), may turn the grid by
@@ -3175,10 +3230,7 @@ int vis_cards_read(vis_cards *c, const vis_image *top, const vis_view *vw, vis_c
      * sure, one without a hand is kept all the same (on a pale mat the
      * first cards may read unsure, and the fit of the next frame is the
      * steadier for the last one's way round). */
-    bool sure = false;
-    for (int i = 0; i < out->ncards; i++)
-        sure = sure || (!out->cards[i].face_down && out->cards[i].rank > 0 &&
-                        out->cards[i].suit >= 0 && out->cards[i].conf >= 0.5f);
+    bool sure = cd__nsure(out) > 0;
     if (!out->hand && (sure || !c->angle_sure)) {
         c->have_angle = true;
         c->angle_sure = sure;
