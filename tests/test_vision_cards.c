@@ -824,6 +824,46 @@ static void test_hand(void **state)
     vis_image_free(img);
 }
 
+/* Pips in no card's layout (what a cut straddling two cards shows): five
+ * pips of which one has no mirror image about the middle of their box.
+ * The count is read, but not surely (conf under 0.5); the same card in
+ * the usual layout reads surely. */
+static void draw_pips_at(vis_image *img, double cx, double cy, const double (*at)[2], int n)
+{
+    vis_point q[4] = {card_pt(cx, cy, 0, -31, -43.5), card_pt(cx, cy, 0, 31, -43.5),
+                      card_pt(cx, cy, 0, 31, 43.5), card_pt(cx, cy, 0, -31, 43.5)};
+    vis_draw_polygon(img, q, 4, plain.paper, VIS_FILLED, 1, VIS_DRAW_AA, NULL);
+    for (int i = 0; i < n; i++)
+        pip(img, &plain, cx, cy, 0, at[i][0], at[i][1], 4.5);
+    for (int s = -1; s <= 1; s += 2) {
+        vis_point g[4] = {card_pt(cx, cy, 0, s * -26.5, s * -39), card_pt(cx, cy, 0, s * -25, s * -39),
+                          card_pt(cx, cy, 0, s * -25, s * -33), card_pt(cx, cy, 0, s * -26.5, s * -33)};
+        vis_draw_polygon(img, g, 4, plain.ink, VIS_FILLED, 1, VIS_DRAW_AA, NULL);
+        pip(img, &plain, cx, cy, 0, s * -25.5, s * -28, s * 2.5);
+    }
+}
+
+static void test_pips_off_layout(void **state)
+{
+    (void)state;
+    static const double good[5][2] = {{-12, -25}, {12, -25}, {0, 0}, {-12, 25}, {12, 25}};
+    static const double bad[5][2] = {{-12, -25}, {12, -25}, {0, 12}, {-12, 25}, {12, 25}};
+    for (int k = 0; k < 2; k++) {
+        vis_image *img = new_view();
+        draw_pips_at(img, 250, 240, k ? bad : good, 5);
+        vis_cards_reading *r = read_view(img);
+        const vis_card *c = card_near(r, 250, 240, 5);
+        assert_non_null(c);
+        assert_int_equal(c->rank, 5);
+        if (k)
+            assert_true(c->conf < 0.5f);
+        else
+            assert_true(c->conf >= 0.5f);
+        free(r);
+        vis_image_free(img);
+    }
+}
+
 /* The grid's axes carry over from a reading to the next only from a
  * reading to trust: one handle reads a board, then a view of junk (a
  * blank sheet lying the other way, no print: no card) whose grid is
@@ -1039,6 +1079,7 @@ int main(void)
         cmocka_unit_test(test_letter_in_pieces), cmocka_unit_test(test_blurred_spade),
         cmocka_unit_test(test_ace_upside_down), cmocka_unit_test(test_speck_not_ace),
         cmocka_unit_test(test_glow_not_back), cmocka_unit_test(test_axes_kept_from_sure),
+        cmocka_unit_test(test_pips_off_layout),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3154,6 +3154,15 @@ static int cd__read_cells(vis_cards *c, const vis_image *top, const vis_view *vw
     return 0;
 }
 
+/* Face-up cards. */
+static int cd__nup(const vis_cards_reading *out)
+{
+    int n = 0;
+    for (int i = 0; i < out->ncards; i++)
+        n += !out->cards[i].face_down;
+    return n;
+}
+
 /* Face-up cards read surely (conf 0.5 or more). */
 static int cd__nsure(const vis_cards_reading *out)
 {
@@ -3201,7 +3210,7 @@ int vis_cards_read(vis_cards *c, const vis_image *top, const vis_view *vw, vis_c
      * on a grid turned off the last sure reading's, the cells are read
      * again on that reading's angle; the reading with more sure cards is
      * kept. */
-    if (rc == 0 && c->angle_sure && !out->hand && out->ncards > 0 && cd__nsure(out) == 0 &&
+    if (rc == 0 && c->angle_sure && !out->hand && cd__nsure(out) < cd__nup(out) &&
         fabs(remainder(g.ang - c->last_angle, CD__PI / 2)) > 1.0 * CD__PI / 180) {
         vis_cards_reading *o2 = malloc(sizeof *o2);
         cd__grid g2;
@@ -3212,7 +3221,7 @@ int vis_cards_read(vis_cards *c, const vis_image *top, const vis_view *vw, vis_c
             o2->pitch_y_mm = out->pitch_y_mm;
             cd__grid_fit(c, &d, &g2, c->last_angle);
             if (g2.ok && (rc = cd__read_cells(c, top, vw, &d, g2, o2, err)) == 0 &&
-                cd__nsure(o2) > 0) {
+                cd__nsure(o2) > cd__nsure(out)) {
                 memcpy(out, o2, sizeof *out);
                 g = g2;
             }
