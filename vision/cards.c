@@ -27,7 +27,12 @@
  *    onto its own outline (the strongest lines across its sides within
  *    4 mm, in a 2 px/mm cut), and after a first reading onto the centre of
  *    its print (pips and court pictures are centred on every deck), so
- *    that no index or pip column is cut off.
+ *    that no index or pip column is cut off.  When a card reads unsure
+ *    (pips in no card's layout: a cut across two cards), the cells are
+ *    read again on the last sure reading's angle, else on angles up to
+ *    6 degrees either way: glare run into the silhouette turns its
+ *    outline's angle.  The next read starts from the angle of a sure
+ *    reading only (no hand, a face-up card read surely).
  * 3. Each card is cut from the full-resolution view into an upright patch
  *    at 3 px/mm and read there: paper (the bright end of its histogram),
  *    ink strength per pixel (darker than paper or of another hue), ink
@@ -104,6 +109,7 @@ struct vis_cards {
     bool have_angle;
     double last_angle;
     bool angle_sure; /* last_angle came from a sure reading */
+    int nno_layout;  /* cards of the last cd__read_cells in no layout */
     /* the last survey saw a hand over the cards (for the next read) */
     bool survey_hand;
     bool have_mat; /* the mat's model, from the last survey */
@@ -2436,6 +2442,7 @@ static void cd__read_card(cd__patch *p, cd__card *out)
     int rank = 0;
     float rconf = 0;
     double pip_med = 0; /* the median pip's area (0: none) */
+    bool small_ace = false; /* an ace read from a pip of a pip's size */
     if (!out->court) {
         /* merged pips: areas in units of the median */
         int areas[64];
@@ -2480,7 +2487,12 @@ static void cd__read_card(cd__patch *p, cd__card *out)
             /* an ace: its one pip is the largest print of any pip card
              * (a speck of the mat's texture in a cell of glare is not) */
             rank = 1;
+            /* (every deck prints an ace's pip larger than the pips of
+             * the other ranks, 150-210 mm2 against 48-61 in the sim's: a
+             * lone pip of a pip's size is as likely a pip of a card cut
+             * off) */
             rconf = 0.8f;
+            small_ace = med < 100 * P * P * wr * wr;
         } else {
             rank = 0;
         }
@@ -2639,6 +2651,8 @@ static void cd__read_card(cd__patch *p, cd__card *out)
         double a = letter[0] / nletter, other = fmax(letter[1], fmax(letter[2], letter[3])) / nletter;
         rconf = (float)fmin(1, fmax(0.2, 0.6 + (a - other)));
     }
+    if (small_ace)
+        rconf = (float)fmin(rconf, CD__LAYOUT_CONF);
     if (nbsh > 0) {
         /* The blur rounds both black shapes alike: a spade's point and a
          * club's top lobe fill out, the widest row moves to the middle
@@ -2954,6 +2968,7 @@ static int cd__read_cells(vis_cards *c, const vis_image *top, const vis_view *vw
 {
     cd__det d = *dp;
     int rc = 0;
+    c->nno_layout = 0;
     out->grid_angle_deg = g.ang * 180 / CD__PI;
     out->phase_x_mm = g.phu;
     out->phase_y_mm = g.phv;
@@ -3080,6 +3095,8 @@ static int cd__read_cells(vis_cards *c, const vis_image *top, const vis_view *vw
                 /* a card read as nothing: its cell may lie far off it */
                 if (rc == 0 && !cr.face_down && (cr.rank <= 0 || cr.suit < 0 || cr.no_layout))
                     cd__read_wide(c, top, vw, g.ang, &tx, &ty, &p, &cr);
+                if (rc == 0 && !cr.face_down && cr.no_layout)
+                    c->nno_layout++;
                 /* a court read as no letter on every cut: its glyph's
                  * pieces together, barely sure (left out, it would look
                  * taken away) */
@@ -3206,10 +3223,10 @@ int vis_cards_read(vis_cards *c, const vis_image *top, const vis_view *vw, vis_c
     /* A silhouette may hold more than cards (glare beside them on a pale
      * mat, run together with them) and its outline turn the grid off the
      * cards' own axes by a few degrees: the cuts then straddle two cards
-     * and read as none (see cd__pip_layout).  When no card reads surely
-     * on a grid turned off the last sure reading's, the cells are read
-     * again on that reading's angle; the reading with more sure cards is
-     * kept. */
+     * and read as none (see cd__pip_layout).  When a face-up card reads
+     * unsure on a grid turned more than a degree off the last sure
+     * reading's, the cells are read again on that reading's angle (its
+     * short side too); the reading with more sure cards is kept. */
     if (rc == 0 && c->angle_sure && !out->hand && cd__nsure(out) < cd__nup(out) &&
         fabs(remainder(g.ang - c->last_angle, CD__PI / 2)) > 1.0 * CD__PI / 180) {
         vis_cards_reading *o2 = malloc(sizeof *o2);
@@ -3225,6 +3242,33 @@ int vis_cards_read(vis_cards *c, const vis_image *top, const vis_view *vw, vis_c
                 memcpy(out, o2, sizeof *out);
                 g = g2;
             }
+            free(o2);
+        }
+    }
+    /* Cards in no layout and no sure angle to turn to: the grid is read
+     * again turned by up to 6 degrees either way (the outline of glare
+     * run into the cards' silhouette turns it by so much). */
+    if (rc == 0 && !out->hand && c->nno_layout > 0) {
+        vis_cards_reading *o2 = malloc(sizeof *o2);
+        cd__grid g2, gb = g;
+        int best = cd__nsure(out);
+        if (o2) {
+            /* nearest first, until every face-up card reads surely */
+            for (int i = 0; i < 8 && rc == 0 && best < cd__nup(out); i++) {
+                int k = (i / 2 + 1) * (i % 2 ? -1 : 1);
+                memset(o2, 0, sizeof *o2);
+                o2->hand = out->hand;
+                o2->pitch_x_mm = out->pitch_x_mm;
+                o2->pitch_y_mm = out->pitch_y_mm;
+                cd__grid_fit(c, &d, &g2, g.ang + k * 1.5 * CD__PI / 180);
+                if (g2.ok && (rc = cd__read_cells(c, top, vw, &d, g2, o2, err)) == 0 &&
+                    cd__nsure(o2) > best) {
+                    best = cd__nsure(o2);
+                    memcpy(out, o2, sizeof *out);
+                    gb = g2;
+                }
+            }
+            g = gb;
             free(o2);
         }
     }
