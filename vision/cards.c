@@ -256,6 +256,103 @@ static void cd__det_free(cd__det *d)
     free(d->ty);
 }
 
+/* The weights of an area shrink along one axis (source size n to m):
+ * for each destination pixel the source pixels its cell covers and the
+ * share of the cell each covers, in OpenCV's INTER_AREA order and
+ * arithmetic (so that the shrink below gives its very bytes).  Returns
+ * the entries written (at most 2 n). */
+static int cd__area_tab(int n, int m, int *si, int *di, float *al)
+{
+    double scale = 1. / ((double)m / n);
+    int k = 0;
+    for (int dx = 0; dx < m; dx++) {
+        double f1 = dx * scale, f2 = f1 + scale, cell = fmin(scale, n - f1);
+        int s1 = (int)ceil(f1), s2 = (int)floor(f2);
+        s2 = s2 < n - 1 ? s2 : n - 1;
+        s1 = s1 < s2 ? s1 : s2;
+        if (s1 - f1 > 1e-3) {
+            si[k] = s1 - 1;
+            di[k] = dx;
+            al[k++] = (float)((s1 - f1) / cell);
+        }
+        for (int sx = s1; sx < s2; sx++) {
+            si[k] = sx;
+            di[k] = dx;
+            al[k++] = (float)(1.0 / cell);
+        }
+        if (f2 - s2 > 1e-3) {
+            si[k] = s2;
+            di[k] = dx;
+            al[k++] = (float)(fmin(fmin(f2 - s2, 1.), cell) / cell);
+        }
+    }
+    return k;
+}
+
+/* Shrinks a 3-channel image to w x h into out (w * h * 3 bytes) as
+ * OpenCV's INTER_AREA does for a scale that is not whole (each cell the
+ * area-weighted mean of the source, sums in float, rounded to nearest
+ * even), byte for byte; false for a whole scale (OpenCV takes another
+ * path there) or no memory.  vis_resize spreads this small image over
+ * threads whose start and wait cost more than the shrink. */
+static bool cd__shrink(const vis_image *src, int w, int h, unsigned char *out)
+{
+    int sw = src->width, sh = src->height;
+    double fx = 1. / ((double)w / sw), fy = 1. / ((double)h / sh);
+    if (src->channels != 3 || fx < 1 || fy < 1 || fabs(fx - floor(fx + 0.5)) < 1e-6 ||
+        fabs(fy - floor(fy + 0.5)) < 1e-6)
+        return false;
+    int *xs = malloc(sizeof *xs * (size_t)(4 * sw + 4 * sh)), *xd = xs + 2 * sw;
+    int *ys = xd + 2 * sw, *yd = ys + 2 * sh;
+    float *xa = malloc(sizeof *xa * (size_t)(2 * sw + 2 * sh)), *ya = xa + 2 * sw;
+    float *buf = malloc(sizeof *buf * (size_t)w * 6), *sum = buf + 3 * w;
+    if (!xs || !xa || !buf) {
+        free(xs);
+        free(xa);
+        free(buf);
+        return false;
+    }
+    int nx = cd__area_tab(sw, w, xs, xd, xa), ny = cd__area_tab(sh, h, ys, yd, ya);
+    int prev = yd[0];
+    for (int i = 0; i < 3 * w; i++)
+        sum[i] = 0;
+    for (int j = 0; j < ny; j++) {
+        float beta = ya[j];
+        int dy = yd[j];
+        const unsigned char *S = src->data + (size_t)ys[j] * src->stride;
+        for (int i = 0; i < 3 * w; i++)
+            buf[i] = 0;
+        for (int k = 0; k < nx; k++) {
+            const unsigned char *q = S + 3 * xs[k];
+            float *b = buf + 3 * xd[k], a = xa[k];
+            b[0] = b[0] + q[0] * a;
+            b[1] = b[1] + q[1] * a;
+            b[2] = b[2] + q[2] * a;
+        }
+        if (dy != prev) {
+            unsigned char *D = out + (size_t)prev * w * 3;
+            for (int i = 0; i < 3 * w; i++) {
+                long v = lrintf(sum[i]);
+                D[i] = (unsigned char)(v < 0 ? 0 : v > 255 ? 255 : v);
+                sum[i] = beta * buf[i];
+            }
+            prev = dy;
+        } else {
+            for (int i = 0; i < 3 * w; i++)
+                sum[i] += beta * buf[i];
+        }
+    }
+    unsigned char *D = out + (size_t)prev * w * 3;
+    for (int i = 0; i < 3 * w; i++) {
+        long v = lrintf(sum[i]);
+        D[i] = (unsigned char)(v < 0 ? 0 : v > 255 ? 255 : v);
+    }
+    free(xs);
+    free(xa);
+    free(buf);
+    return true;
+}
+
 static int cd__det_make(const vis_image *top, const vis_view *vw, cd__det *d, base_err *err)
 {
     vis_image *small = NULL;
@@ -274,11 +371,19 @@ static int cd__det_make(const vis_image *top, const vis_view *vw, cd__det *d, ba
     /* (a view already at the detection scale is used as it is: the
      * resize would only copy it) */
     const vis_image *src = top;
-    if ((d->w != top->width || d->h != top->height) &&
-        (rc = vis_resize(top, d->w, d->h, VIS_INTER_AREA, &small, err)) != 0)
-        return rc;
-    if (small)
-        src = small;
+    vis_image shrunk = {d->w, d->h, d->w * 3, 3, NULL};
+    if (d->w != top->width || d->h != top->height) {
+        shrunk.data = malloc((size_t)d->w * d->h * 3);
+        if (shrunk.data && cd__shrink(top, d->w, d->h, shrunk.data)) {
+            src = &shrunk;
+        } else {
+            free(shrunk.data);
+            shrunk.data = NULL;
+            if ((rc = vis_resize(top, d->w, d->h, VIS_INTER_AREA, &small, err)) != 0)
+                return rc;
+            src = small;
+        }
+    }
     d->rgb = malloc((size_t)d->w * d->h * 3);
     d->onmat = malloc((size_t)d->w * d->h);
     d->mask = calloc((size_t)d->w * d->h, 1);
@@ -288,6 +393,7 @@ static int cd__det_make(const vis_image *top, const vis_view *vw, cd__det *d, ba
     d->ty = malloc(sizeof *d->ty * (size_t)d->h);
     if (!d->rgb || !d->onmat || !d->mask || !d->edge || !d->ink || !d->tx || !d->ty) {
         vis_image_free(small);
+        free(shrunk.data);
         cd__det_free(d);
         return base_err_set(err, BASE_ENOMEM, "vis_cards: out of memory");
     }
@@ -320,6 +426,7 @@ static int cd__det_make(const vis_image *top, const vis_view *vw, cd__det *d, ba
         }
     }
     vis_image_free(small);
+    free(shrunk.data);
     return 0;
 }
 
@@ -2961,10 +3068,29 @@ static void cd__read_wide(const vis_cards *c, const vis_image *top, const vis_vi
     *ty = ty2;
 }
 
+/* A reading to beat (see cd__read_cells): it is beaten by one with more
+ * than nsure sure face-up cards, or (tie_ok, nsure > 0) as many with a
+ * higher conf sum than csum. */
+typedef struct cd__beat {
+    int nsure;
+    double csum;
+    bool tie_ok; /* as many sure cards with a higher conf sum also beats */
+} cd__beat;
+
+/* cd__read_cells stopped: the reading could no longer beat its target */
+#define CD__BEATEN 1
+
 /* Reads the cells of grid g over the view (its det d): the cards, their
- * duplicates, the grid's angle and phase into out. */
+ * duplicates, the grid's angle and phase into out.  With beat, a reading
+ * that can no longer beat it is stopped (returns CD__BEATEN, out is
+ * partial): every cell still to read counted as a sure card of conf 1,
+ * and a black card whose rank is sure counted sure (the split across the
+ * view may raise its suit's conf), it would still fall short.  The
+ * re-reads on other angles are most of a frame's time when they mend
+ * nothing. */
 static int cd__read_cells(vis_cards *c, const vis_image *top, const vis_view *vw,
-                          const cd__det *dp, cd__grid g, vis_cards_reading *out, base_err *err)
+                          const cd__det *dp, cd__grid g, vis_cards_reading *out,
+                          const cd__beat *beat, base_err *err)
 {
     cd__det d = *dp;
     int rc = 0;
@@ -3027,9 +3153,28 @@ static int cd__read_cells(vis_cards *c, const vis_image *top, const vis_view *vw
             }
         }
     }
+    /* the cells still to read, and the bounds on the reading (see beat) */
+    int rem = 0, ns_ub = 0;
+    double cs_ub = 0;
+    for (int i = 0; beat && i < nu * nv; i++) {
+        const double *a = acc + 6 * i;
+        bool open = d.pale && a[1] < 0.6 * a[0];
+        rem += !(a[0] < 0.5 * (g.pu - 2 * inset) * (g.pv - 2 * inset) * d.ppm * d.ppm ||
+                 (a[1] < 0.6 * a[0] && !open) || a[4] < print_min);
+    }
     for (int kv = kvmin; kv <= kvmax && rc == 0; kv++)
         for (int ku = kumin; ku <= kumax && rc == 0; ku++) {
             double *a = acc + 6 * ((kv - kvmin) * nu + (ku - kumin));
+            if (beat) {
+                int ns_max = ns_ub + rem;
+                double cs_max = cs_ub + rem;
+                if (ns_max < beat->nsure ||
+                    (ns_max == beat->nsure &&
+                     (!beat->tie_ok || beat->nsure == 0 || cs_max < beat->csum - 1e-6))) {
+                    rc = CD__BEATEN;
+                    break;
+                }
+            }
             /* a card is filled and has print (or a coloured back) on it: a
              * bright patch of glare on a pale mat has none */
             /* On a pale mat a card is found by its outline alone; where a
@@ -3041,7 +3186,10 @@ static int cd__read_cells(vis_cards *c, const vis_image *top, const vis_view *vw
              * as a sure card of fewer pips). */
             bool open = d.pale && a[1] < 0.6 * a[0];
             if (a[0] < 0.5 * (g.pu - 2 * inset) * (g.pv - 2 * inset) * d.ppm * d.ppm ||
-                (a[1] < 0.6 * a[0] && !open) || a[4] < print_min || out->ncards >= VIS_CARDS_MAX)
+                (a[1] < 0.6 * a[0] && !open) || a[4] < print_min)
+                continue;
+            rem--;
+            if (out->ncards >= VIS_CARDS_MAX)
                 continue;
             /* the card's centre: the cell centre, nudged toward the
              * silhouette's centroid in the cell */
@@ -3148,10 +3296,18 @@ static int cd__read_cells(vis_cards *c, const vis_image *top, const vis_view *vw
                 o->conf = cr.rank_conf < cr.suit_conf ? cr.rank_conf : cr.suit_conf;
                 if (!cr.face_down && (o->rank == 0 || o->suit < 0))
                     o->conf = 0;
+                if (!o->face_down && o->rank > 0 && o->suit >= 0) {
+                    bool black = cr.black_n >= 2 && (o->suit == CD__S || o->suit == CD__C);
+                    bool may = o->conf >= 0.5f || (black && o->rank_conf >= 0.5f);
+                    ns_ub += may;
+                    cs_ub += black ? fmax(o->conf, o->rank_conf) : o->conf;
+                }
             }
             cd__patch_free(&p);
         }
     free(acc);
+    if (rc == CD__BEATEN)
+        return rc;
     if (rc == 0)
         cd__black_split(out, bvote, bn);
     if (rc != 0)
@@ -3228,7 +3384,7 @@ int vis_cards_read(vis_cards *c, const vis_image *top, const vis_view *vw, vis_c
         cd__det_free(&d);
         return 0;
     }
-    rc = cd__read_cells(c, top, vw, &d, g, out, err);
+    rc = cd__read_cells(c, top, vw, &d, g, out, NULL, err);
     /* A silhouette may hold more than cards (glare beside them on a pale
      * mat, run together with them) and its outline turn the grid off the
      * cards' own axes by a few degrees: the cuts then straddle two cards
@@ -3246,11 +3402,14 @@ int vis_cards_read(vis_cards *c, const vis_image *top, const vis_view *vw, vis_c
             o2->pitch_x_mm = out->pitch_x_mm;
             o2->pitch_y_mm = out->pitch_y_mm;
             cd__grid_fit(c, &d, &g2, c->last_angle);
-            if (g2.ok && (rc = cd__read_cells(c, top, vw, &d, g2, o2, err)) == 0 &&
+            cd__beat bt = {cd__nsure(out), 0, false};
+            if (g2.ok && (rc = cd__read_cells(c, top, vw, &d, g2, o2, &bt, err)) == 0 &&
                 cd__nsure(o2) > cd__nsure(out)) {
                 memcpy(out, o2, sizeof *out);
                 g = g2;
             }
+            if (rc == CD__BEATEN)
+                rc = 0;
             free(o2);
         }
     }
@@ -3276,7 +3435,8 @@ int vis_cards_read(vis_cards *c, const vis_image *top, const vis_view *vw, vis_c
                 o2->pitch_x_mm = out->pitch_x_mm;
                 o2->pitch_y_mm = out->pitch_y_mm;
                 cd__grid_fit(c, &d, &g2, g.ang + k * 2.0 * CD__PI / 180);
-                if (g2.ok && (rc = cd__read_cells(c, top, vw, &d, g2, o2, err)) == 0 &&
+                cd__beat bt = {best, bsum, true};
+                if (g2.ok && (rc = cd__read_cells(c, top, vw, &d, g2, o2, &bt, err)) == 0 &&
                     (cd__nsure(o2) > best ||
                      (cd__nsure(o2) == best && best > 0 && cd__confsum(o2) > bsum))) {
                     best = cd__nsure(o2);
@@ -3284,6 +3444,8 @@ int vis_cards_read(vis_cards *c, const vis_image *top, const vis_view *vw, vis_c
                     memcpy(out, o2, sizeof *out);
                     gb = g2;
                 }
+                if (rc == CD__BEATEN)
+                    rc = 0;
             }
             g = gb;
             free(o2);
