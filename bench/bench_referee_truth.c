@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
@@ -26,6 +27,7 @@
 
 typedef struct mv {
     int player, points, n;
+    int seq; /* the referee's event (said moves) */
     int attr[RULES_MAX_MOVE_PIECES]; /* colour * 8 + shape, sorted */
     char rule[40];
 } mv;
@@ -106,9 +108,14 @@ static void on_event(void *ctx, const ref_event *ev)
         mv_from_pieces(m, ev->move->pieces, ev->move->npieces);
         m->player = ev->player;
         m->points = ev->verdict ? ev->verdict->points : 0;
+        m->seq = ev->seq;
     } else if (ev->kind == REF_EV_CORRECTED && ev->move && r->nsaid > 0) {
-        /* the last move as the record now holds it */
+        /* the move as the record now holds it (the last, or an earlier
+         * card laid unseen) */
         mv *m = &r->said[r->nsaid - 1];
+        for (int i = 0; i < r->nsaid; i++)
+            if (r->said[i].seq == ev->seq)
+                m = &r->said[i];
         mv_from_pieces(m, ev->move->pieces, ev->move->npieces);
         m->player = ev->player;
         m->points = ev->verdict ? ev->verdict->points : 0;
@@ -198,6 +205,20 @@ int main(int argc, char **argv)
         else
             matches = atoi(argv[i]);
     }
+    /* a store as watch keeps one: events get their seqs, and corrections
+     * of earlier moves say which they are */
+    char dbdir[] = "/tmp/bench_referee_truth-XXXXXX", dbpath[64];
+    db *store = NULL;
+    base_err dbe;
+    if (!mkdtemp(dbdir)) {
+        perror("bench_referee_truth: mkdtemp");
+        return 1;
+    }
+    snprintf(dbpath, sizeof dbpath, "%s/matches.db", dbdir);
+    if (db_open(dbpath, DB_OPEN_CREATE, &dbe, &store) != 0) {
+        fprintf(stderr, "bench_referee_truth: %s\n", dbe.msg);
+        return 1;
+    }
     for (int k = 0; k < matches; k++) {
         static const vis_capture_ops ops = {cap_read, cap_close, false};
         run *r = calloc(1, sizeof *r);
@@ -208,7 +229,7 @@ int main(int argc, char **argv)
         ref_loop *loop = NULL;
         ref_reader_config rc = {game, NULL, NULL, 0};
         cJSON *hdr = NULL;
-        ref_config cfg = {game, NULL, NULL, 0, 0.5f, on_event, r};
+        ref_config cfg = {game, NULL, store, 0, 0.5f, on_event, r};
         ref_loop_config lc;
         base_err e;
         bool ok;
@@ -284,6 +305,14 @@ int main(int argc, char **argv)
         cJSON_Delete(hdr);
         free(r);
     }
+    db_close(store);
+    for (int i = 0; i < 3; i++) {
+        static const char *const sfx[] = {"", "-wal", "-shm"};
+        char f[80];
+        snprintf(f, sizeof f, "%s%s", dbpath, sfx[i]);
+        unlink(f);
+    }
+    rmdir(dbdir);
     printf("live referee vs truth, %s, %d matches of %d events, %dx%d, 10 fps\n", game, matches,
            moves, w, h);
     printf("matches exactly right: %d of %d (target: all) %s\n", exact, matches,

@@ -7,6 +7,8 @@
 #include <string.h>
 
 #define REF__MAX_PIECES 256
+#define REF__GUESSES 4    /* guesses remembered (the newest) */
+#define REF__GUESS_MAX 15 /* other cards remembered for each */
 
 enum ref__state {
     REF__OK,      /* the table shows the committed position */
@@ -47,6 +49,15 @@ struct ref_referee {
      * of that move (ref__late_piece). */
     rules_piece late;
     int late_at;             /* r->nevents when it was left out; 0: none */
+    /* Cards laid and taken unseen, recorded as the first of several that
+     * fitted (ref__laid_and_taken): which legal move k each was and the
+     * other cards it could have been, oldest first.  The recorded card
+     * seen laid later was a wrong guess (ref__revise_guess). */
+    struct ref__guess {
+        int k, n;
+        rules_piece cand[REF__GUESS_MAX];
+    } guess[REF__GUESSES];
+    int nguess;
 };
 
 /* Event texts leave out the player the event is about (every front end
@@ -411,10 +422,12 @@ static bool ref__move_legal(const ref_referee *r, int player, const rules_move *
     return v.legal;
 }
 
-/* Whether the change from have to seen is one legal move of the player to
- * move that explains all of it; the move and player go to *m and *player. */
-static bool ref__legal_change(ref_referee *r, const rules_piece *have, int nh,
-                              const rules_piece *seen, int ns, rules_move *m, int *player)
+/* Whether the change from have (game g's position) to seen is one legal
+ * move of the player to move in g that explains all of it; the move and
+ * player go to *m and *player. */
+static bool ref__legal_change_in(const ref_referee *r, const rules_game *g,
+                                 const rules_piece *have, int nh, const rules_piece *seen, int ns,
+                                 rules_move *m, int *player)
 {
     rules_status st;
     rules_verdict v;
@@ -423,9 +436,9 @@ static bool ref__legal_change(ref_referee *r, const rules_piece *have, int nh,
     int nremoved;
     if (!ref__diff_move(r, have, nh, seen, ns, m, &nremoved))
         return false;
-    rules_game_status(ref__game(r), &st);
+    rules_game_status(g, &st);
     *player = st.to_move;
-    if (rules_game_clone(ref__game(r), &trial) != 0)
+    if (rules_game_clone(g, &trial) != 0)
         return false;
     rules_apply(trial, st.to_move, m, &v);
     if (v.legal) {
@@ -435,6 +448,13 @@ static bool ref__legal_change(ref_referee *r, const rules_piece *have, int nh,
     }
     rules_game_free(trial);
     return ok;
+}
+
+/* ... in the current game. */
+static bool ref__legal_change(ref_referee *r, const rules_piece *have, int nh,
+                              const rules_piece *seen, int ns, rules_move *m, int *player)
+{
+    return ref__legal_change_in(r, ref__game(r), have, nh, seen, ns, m, player);
 }
 
 /* Whether seen piece p is one of have, at its place. */
@@ -465,14 +485,14 @@ static void ref__keep_committed(const ref_referee *r, const rules_piece *have, i
             }
 }
 
-/* Cards: a card laid and taken with the square it completed in one go, so
- * that no still table ever showed it: the table lost three or more cards
- * and gained none.  Each empty cell near the cards gone and each card of
+/* Cards: a card laid by player in game g and taken with the square it
+ * completed in one go, so that no still table ever showed it: the table
+ * lost three or more cards and gained none.  Each empty cell near the cards gone and each card of
  * the deck is tried; those the rules allow there and that leave exactly
  * the table seen are the candidates (up to cap, in m[]).  Returns how many
  * there are. */
 #define REF__UNSEEN_MAX 16
-static int ref__laid_and_taken(ref_referee *r, const rules_piece *have, int nh,
+static int ref__laid_and_taken(const rules_game *g, const rules_piece *have, int nh,
                                const rules_piece *seen, int ns, int player, rules_move *m,
                                int cap)
 {
@@ -514,7 +534,7 @@ static int ref__laid_and_taken(ref_referee *r, const rules_piece *have, int nh,
                         m[n].pieces[0] = cell;
                         m[n].pieces[0].a = (uint8_t)rank;
                         m[n].pieces[0].b = (uint8_t)suit;
-                        if (rules_game_clone(ref__game(r), &trial) != 0)
+                        if (rules_game_clone(g, &trial) != 0)
                             continue;
                         rules_apply(trial, player, &m[n], &v);
                         if (v.legal && ref__same_position(after, ref__position(trial, after), seen, ns))
@@ -525,6 +545,52 @@ static int ref__laid_and_taken(ref_referee *r, const rules_piece *have, int nh,
     }
     free(after);
     return n;
+}
+
+/* Cards: an unsure card that stands once play goes on (r->pending) may be
+ * gone already, taken with the square the next move completed (the card
+ * laid with it gone too).  True when the pending move and then one legal
+ * move of the next player, seen or laid and taken unseen, explain seen. */
+static bool ref__pending_taken(const ref_referee *r, const rules_piece *seen, int ns)
+{
+    rules_game *g = NULL;
+    rules_piece *have = NULL;
+    rules_verdict v;
+    rules_status st;
+    rules_move *m = NULL;
+    int player, nh;
+    bool ok = false;
+    if (strcmp(r->game, "cards") != 0 || rules_game_clone(ref__game(r), &g) != 0)
+        return false;
+    rules_apply(g, r->pending_player, &r->pending, &v);
+    rules_game_status(g, &st);
+    have = malloc(sizeof *have * REF__MAX_PIECES);
+    m = malloc(sizeof *m);
+    if (v.legal && have && m) {
+        nh = ref__position(g, have);
+        ok = ref__legal_change_in(r, g, have, nh, seen, ns, m, &player) ||
+             ref__laid_and_taken(g, have, nh, seen, ns, st.to_move, m, 1) > 0;
+    }
+    free(have);
+    free(m);
+    rules_game_free(g);
+    return ok;
+}
+
+/* Remembers the last legal move as the first of the nc cards laid and
+ * taken unseen that fitted (cand[]), for ref__revise_guess. */
+static void ref__remember_guess(ref_referee *r, const rules_move *cand, int nc)
+{
+    struct ref__guess *gs;
+    if (r->nguess == REF__GUESSES) /* the oldest goes */
+        memmove(r->guess, r->guess + 1, sizeof *r->guess * (REF__GUESSES - 1));
+    else
+        r->nguess++;
+    gs = &r->guess[r->nguess - 1];
+    gs->k = r->nhist - 1;
+    gs->n = 0;
+    for (int c = 1; c < nc && gs->n < REF__GUESS_MAX; c++)
+        gs->cand[gs->n++] = cand[c].pieces[0];
 }
 
 enum ref__resolution {
@@ -737,6 +803,44 @@ done:
 /* The last move was really m (by the same player): the stored event is
  * corrected (note says why) and play continues from m's position.  late,
  * when not NULL, is the piece the camera read late that m now holds. */
+/* Rewrites stored event seq as legal move m by player, with verdict v and
+ * the game g after it. */
+static int ref__store_correction(ref_referee *r, int seq, int player, const rules_move *m,
+                                 const rules_verdict *v, const rules_game *g, int source,
+                                 const char *note, base_err *err)
+{
+    db_event ev;
+    char *move, *scores, *pos;
+    int rc;
+    if (!r->store || seq <= 0)
+        return 0;
+    move = ref__json_text(rules_move_to_json(r->game, m));
+    scores = ref__json_text(cJSON_CreateIntArray(v->scores, v->nplayers));
+    pos = ref__json_text(rules_position_to_json(g));
+    memset(&ev, 0, sizeof ev);
+    ev.seat = player;
+    ev.move = move;
+    ev.legal = true;
+    ev.points = v->points;
+    ev.scores = scores;
+    ev.position = pos;
+    ev.source = source;
+    rc = move && scores && pos ? db_event_correct(r->store, r->match_id, seq, &ev, note, err)
+                               : base_err_set(err, BASE_ENOMEM, "out of memory");
+    cJSON_free(move);
+    cJSON_free(scores);
+    cJSON_free(pos);
+    return rc < 0 ? rc : 0;
+}
+
+/* Forgets the guesses about move k and those after it (taken back, or
+ * settled by the players). */
+static void ref__forget_guesses(ref_referee *r, int k)
+{
+    while (r->nguess > 0 && r->guess[r->nguess - 1].k >= k)
+        r->nguess--;
+}
+
 static int ref__correct(ref_referee *r, const rules_move *m, const char *note,
                         const rules_piece *late, base_err *err)
 {
@@ -755,33 +859,18 @@ static int ref__correct(ref_referee *r, const rules_move *m, const char *note,
         return base_err_set(err, BASE_EINVAL, "the corrected move is illegal: %s (%s)", v.reason,
                             v.rule);
     }
-    if (r->store && seq > 0) {
-        db_event ev;
-        char *move = ref__json_text(rules_move_to_json(r->game, m));
-        char *scores = ref__json_text(cJSON_CreateIntArray(v.scores, v.nplayers));
-        char *pos = ref__json_text(rules_position_to_json(g));
-        memset(&ev, 0, sizeof ev);
-        ev.seat = player;
-        ev.move = move;
-        ev.legal = true;
-        ev.points = v.points;
-        ev.scores = scores;
-        ev.position = pos;
-        ev.source = late ? DB_SRC_CAMERA : DB_SRC_CORRECTION;
-        rc = db_event_correct(r->store, r->match_id, seq, &ev, note, err);
-        cJSON_free(move);
-        cJSON_free(scores);
-        cJSON_free(pos);
-        if (rc < 0) {
-            rules_game_free(g);
-            return rc;
-        }
+    if ((rc = ref__store_correction(r, seq, player, m, &v, g,
+                                    late ? DB_SRC_CAMERA : DB_SRC_CORRECTION, note, err)) != 0) {
+        rules_game_free(g);
+        return rc;
     }
     rules_game_free(r->hist[r->nhist - 1]);
     r->hist[r->nhist - 1] = g;
     r->hist_move[r->nhist - 1] = *m;
     r->state = REF__OK;
     r->late_at = 0;
+    if (!late)
+        ref__forget_guesses(r, r->nhist - 1); /* the players said what it was */
     if (late) {
         char what[160];
         rules_piece_text(r->game, late, what, sizeof what);
@@ -792,6 +881,116 @@ static int ref__correct(ref_referee *r, const rules_move *m, const char *note,
                   "the last move was corrected; it now scores %d.", v.points);
     }
     return 0;
+}
+
+/* Replays legal moves k.. of the record on rules_game base with move k
+ * replaced by mk: chain[j] is the game after move k + j, v[j] its
+ * verdict.  False (chain freed) when one of them is then illegal. */
+static bool ref__replay_from(const ref_referee *r, int k, const rules_move *mk,
+                             rules_game **chain, rules_verdict *v)
+{
+    int n = r->nhist - k;
+    bool ok = true;
+    for (int j = 0; j < n; j++)
+        chain[j] = NULL;
+    for (int j = 0; ok && j < n; j++)
+        ok = rules_game_clone(j ? chain[j - 1] : r->hist[k - 1], &chain[j]) == 0 &&
+             rules_apply(chain[j], r->hist_player[k + j], j ? &r->hist_move[k + j] : mk,
+                         &v[j]) == 0 &&
+             v[j].legal;
+    for (int j = 0; !ok && j < n; j++)
+        rules_game_free(chain[j]);
+    return ok;
+}
+
+/* Move m by player breaks the rules, and it lays a card recorded for one
+ * laid and taken unseen, a guess among several that fitted (see
+ * ref__laid_and_taken): a deck holds each card once, so that guess was
+ * wrong.  Left alone it would call every later showing of the card
+ * illegal (sim seed 7: the 3C recorded for a card taken at once, the real
+ * 3C laid three moves later) and the match would be lost from there.  The
+ * other cards that fitted are tried in its place, in the order they were
+ * found, with every move since replayed on it; the first with which they
+ * all stay legal and m becomes legal replaces the guess: its stored event
+ * and those after it (their scores and positions) are corrected in one
+ * transaction and the players are told.  True when so (m is then for the
+ * caller to play), or when *rc holds an error of the store. */
+static bool ref__revise_guess(ref_referee *r, int player, const rules_move *m, int *rc,
+                              base_err *err)
+{
+    for (int gi = r->nguess - 1; gi >= 0; gi--) {
+        struct ref__guess *gs = &r->guess[gi];
+        const rules_piece *was = &r->hist_move[gs->k].pieces[0];
+        int k = gs->k, n = r->nhist - k;
+        bool laid = false;
+        rules_game **chain;
+        rules_verdict *v;
+        for (int i = 0; i < m->npieces && !laid; i++)
+            laid = m->pieces[i].a == was->a && m->pieces[i].b == was->b;
+        if (!laid || n < 1)
+            continue;
+        chain = malloc(sizeof *chain * (size_t)n);
+        v = malloc(sizeof *v * (size_t)(n + 1));
+        for (int c = 0; chain && v && c < gs->n; c++) {
+            rules_move alt = r->hist_move[k];
+            rules_game *trial = NULL;
+            char from[8], to[8];
+            bool fits;
+            alt.pieces[0].a = gs->cand[c].a;
+            alt.pieces[0].b = gs->cand[c].b;
+            if (!ref__replay_from(r, k, &alt, chain, v))
+                continue;
+            fits = rules_game_clone(chain[n - 1], &trial) == 0 &&
+                   rules_apply(trial, player, m, &v[n]) == 0 && v[n].legal;
+            rules_game_free(trial);
+            if (fits && r->store && (*rc = db_begin(r->store, err)) != 0)
+                fits = false;
+            for (int j = 0; fits && *rc == 0 && j < n; j++)
+                *rc = ref__store_correction(r, r->hist_seq[k + j], r->hist_player[k + j],
+                                            j ? &r->hist_move[k + j] : &alt, &v[j], chain[j],
+                                            j ? DB_SRC_CAMERA : DB_SRC_CORRECTION,
+                                            j ? "an earlier card laid unseen was revised"
+                                              : "the card laid unseen was another: the one "
+                                                "recorded was laid later",
+                                            err);
+            if (fits && r->store) {
+                if (*rc == 0)
+                    *rc = db_commit(r->store, err);
+                else
+                    db_rollback(r->store);
+            }
+            if (!fits || *rc != 0) {
+                for (int j = 0; j < n; j++)
+                    rules_game_free(chain[j]);
+                if (*rc != 0)
+                    break;
+                continue;
+            }
+            for (int j = 0; j < n; j++) {
+                rules_game_free(r->hist[k + j]);
+                r->hist[k + j] = chain[j];
+            }
+            rules_card_name(was->a, was->b, from);
+            rules_card_name(alt.pieces[0].a, alt.pieces[0].b, to);
+            r->hist_move[k] = alt;
+            memmove(gs, gs + 1, sizeof *gs * (size_t)(r->nguess - gi - 1));
+            r->nguess--;
+            /* the corrected move's points, the scores as they are now */
+            memcpy(v[0].scores, v[n - 1].scores, sizeof v[0].scores);
+            ref__emit(r, REF_EV_CORRECTED, r->hist_seq[k], r->hist_player[k], &alt, &v[0], NULL, 0,
+                      "the card laid and taken unseen was %s, not %s (%s is being laid now); "
+                      "it now scores %d, and the scores are corrected.",
+                      to, from, from, v[0].points);
+            free(chain);
+            free(v);
+            return true;
+        }
+        free(chain);
+        free(v);
+        if (*rc != 0)
+            return true;
+    }
+    return false;
 }
 
 /* The piece left out of the last move and asked about (REF__DROP), read
@@ -920,6 +1119,8 @@ int ref_observe(ref_referee *r, const ref_view *v, base_err *err)
                 before = ref__same_place(&r->last_seen[i], &seen[j]);
             played_on = !before;
         }
+        if (!kept && ref__pending_taken(r, seen, ns))
+            kept = played_on = true;
         if (kept && played_on) {
             rules_verdict pv;
             if ((rc = ref__play(r, r->pending_player, &r->pending, NULL, 0, DB_SRC_CAMERA, &pv,
@@ -1030,6 +1231,14 @@ int ref_observe(ref_referee *r, const ref_view *v, base_err *err)
             }
         } else {
             rules_game_free(trial);
+            if (ref__revise_guess(r, player, m, &rc, err)) {
+                if (rc == 0) {
+                    r->state = REF__OK;
+                    rc = ref__play(r, player, m, v->jpeg, v->jpeg_len, DB_SRC_CAMERA, &verdict,
+                                   err);
+                }
+                goto done;
+            }
             r->state = REF__ILLEGAL;
             if ((rc = ref__remember(r, seen, ns)) == 0)
                 rc = ref__play(r, player, m, v->jpeg, v->jpeg_len, DB_SRC_CAMERA, &verdict, err);
@@ -1038,7 +1247,7 @@ int ref_observe(ref_referee *r, const ref_view *v, base_err *err)
     }
     if (!strcmp(r->game, "cards") && (v->mover < 0 || v->mover == st.to_move)) {
         rules_move *cand = malloc(sizeof *cand * REF__UNSEEN_MAX);
-        int nc = cand ? ref__laid_and_taken(r, have, nh, seen, ns, st.to_move, cand,
+        int nc = cand ? ref__laid_and_taken(ref__game(r), have, nh, seen, ns, st.to_move, cand,
                                             REF__UNSEEN_MAX)
                       : 0;
         if (nc > 0) {
@@ -1053,6 +1262,8 @@ int ref_observe(ref_referee *r, const ref_view *v, base_err *err)
             r->state = REF__OK;
             rc = ref__play(r, st.to_move, &cand[0], v->jpeg, v->jpeg_len, DB_SRC_CAMERA,
                            &verdict, err);
+            if (rc == 0 && nc > 1)
+                ref__remember_guess(r, cand, nc);
             /* the one card that fits is no guess; among several, the
              * players are told which was recorded */
             if (rc == 0 && nc > 1)
@@ -1128,6 +1339,7 @@ int ref_undo(ref_referee *r, base_err *err)
     }
     rules_game_free(r->hist[--r->nhist]);
     r->late_at = 0;
+    ref__forget_guesses(r, r->nhist);
     ref__emit(r, REF_EV_TAKEBACK, seq, player, &m, NULL, NULL, 0,
               "the last move was taken back.");
     return rc;

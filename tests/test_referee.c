@@ -737,6 +737,137 @@ static void test_cards_misread_and_laid_and_taken(void **state)
     cJSON_Delete(h);
 }
 
+/* A card the referee recorded for one laid and taken unseen (the first
+ * of several that fitted) is later laid for real: that guess was wrong.
+ * The next card that fitted replaces it, the moves since are replayed on
+ * it, the store is corrected, and the card now laid is a legal move, not
+ * `card-seen`.  A move that no replacement makes legal is still illegal. */
+static void test_cards_guess_revised(void **state)
+{
+    char *dir = th_tmpdir(), *path = th_path(dir, "t.db");
+    log_ l = {0};
+    table t = {0};
+    cJSON *h = cJSON_Parse("{\"game\":\"cards\",\"players\":[\"A\",\"B\"],"
+                           "\"start\":{\"x\":0,\"y\":0,\"card\":\"5H\"}}");
+    db *store = NULL;
+    ref_referee *r = NULL;
+    rules_status st;
+    base_err e;
+    (void)state;
+    assert_int_equal(db_open(path, DB_OPEN_CREATE, &e, &store), 0);
+    ref_config cfg = {"cards", h, store, 0, 0.5f, on_event, &l};
+    assert_int_equal(ref_new(&cfg, &e, &r), 0);
+    put_card(&t, 3, 3, "5H");
+    see(r, &t, -1);
+    put_card(&t, 4, 3, "6H");
+    see(r, &t, -1);
+    put_card(&t, 3, 4, "5S");
+    see(r, &t, -1);
+    /* A completes the square at (4,4) and takes it at once: beside the 6H
+     * and the 5S fit 4H, 5D, 5C, 6S, 6D, 6C and 7S; the 4H is recorded */
+    t.n = 0;
+    see(r, &t, -1);
+    assert_int_equal(l.n, 4);
+    assert_int_equal(l.kind[2], REF_EV_MOVE);
+    assert_int_equal(l.points[2], 5 + 6 + 5 + 4);
+    assert_non_null(strstr(l.text[3], "recorded as the 4H at (1,1)"));
+    /* B lays the 3H on the empty table; A lays the 4H where it cannot go */
+    put_card(&t, 8, 8, "3H");
+    see(r, &t, -1);
+    assert_int_equal(l.kind[4], REF_EV_MOVE);
+    put_card(&t, 12, 12, "4H");
+    see(r, &t, -1);
+    assert_int_equal(l.n, 6);
+    assert_int_equal(l.kind[5], REF_EV_ILLEGAL);
+    t.n--;
+    see(r, &t, -1);
+    assert_int_equal(l.kind[6], REF_EV_RESTORED);
+    /* ... then beside the 3H: the card taken unseen was the 5D */
+    put_card(&t, 9, 8, "4H");
+    see(r, &t, -1);
+    assert_int_equal(l.n, 9);
+    assert_int_equal(l.kind[7], REF_EV_CORRECTED);
+    assert_int_equal(l.seq[7], 3);
+    assert_int_equal(l.player[7], 0);
+    assert_int_equal(l.points[7], 5 + 6 + 5 + 5);
+    assert_non_null(strstr(l.text[7], "was 5D, not 4H"));
+    assert_int_equal(l.kind[8], REF_EV_MOVE);
+    assert_int_equal(l.seq[8], 6);
+    assert_int_equal(l.player[8], 0);
+    rules_game_status(ref_game(r), &st);
+    assert_int_equal(st.scores[0], 21);
+    assert_int_equal(st.to_move, 1);
+    ref_free(r);
+    {
+        db_match *m = NULL;
+        assert_int_equal(db_match_load(store, 1, &m, &e), 0);
+        assert_int_equal(m->nevents, 6);
+        assert_non_null(strstr(m->events[2].move, "5D"));
+        assert_int_equal(m->events[2].points, 21);
+        assert_string_equal(m->events[2].scores, "[21,0]");
+        assert_string_equal(m->events[3].scores, "[21,0]"); /* B's 3H, after it */
+        assert_false(m->events[4].legal);
+        assert_true(m->events[5].legal);
+        db_match_free(m);
+    }
+    /* resumed from the store: the corrected record replays */
+    memset(&l, 0, sizeof l);
+    cfg.match_id = 1;
+    assert_int_equal(ref_new(&cfg, &e, &r), 0);
+    rules_game_status(ref_game(r), &st);
+    assert_int_equal(st.scores[0], 21);
+    ref_free(r);
+    db_close(store);
+    cJSON_Delete(h);
+    th_rmtree(dir);
+    free(path);
+    free(dir);
+}
+
+/* Cards: a card read unsure that stands once play goes on is taken with
+ * the square the next player completes at once: it stood, and the
+ * capture is the next player's move (before, the card was dropped as
+ * gone and the change explained by nothing). */
+static void test_cards_pending_taken(void **state)
+{
+    log_ l = {0};
+    table t = {0};
+    cJSON *h = cJSON_Parse("{\"game\":\"cards\",\"players\":[\"A\",\"B\"],"
+                           "\"start\":{\"x\":0,\"y\":0,\"card\":\"5H\"}}");
+    ref_config cfg = {"cards", h, NULL, 0, 0.5f, on_event, &l};
+    ref_referee *r = NULL;
+    rules_status st;
+    base_err e;
+    (void)state;
+    assert_int_equal(ref_new(&cfg, &e, &r), 0);
+    put_card(&t, 3, 3, "5H");
+    see(r, &t, -1);
+    put_card(&t, 4, 3, "6H");
+    see(r, &t, -1);
+    assert_int_equal(l.n, 1);
+    put_card(&t, 3, 4, "5S");
+    t.conf[2] = 0.4f;
+    see(r, &t, -1);
+    assert_int_equal(l.n, 2);
+    assert_int_equal(l.kind[1], REF_EV_CONFIRM);
+    assert_non_null(strstr(l.text[1], "it stands when play goes on"));
+    /* A completes the square at (4,4) and takes it, the 5S with it */
+    t.n = 0;
+    see(r, &t, -1);
+    assert_true(l.n >= 4);
+    assert_int_equal(l.kind[2], REF_EV_MOVE);
+    assert_int_equal(l.player[2], 1);
+    assert_int_equal(l.points[2], 0);
+    assert_int_equal(l.kind[3], REF_EV_MOVE);
+    assert_int_equal(l.player[3], 0);
+    assert_true(l.points[3] > 16 && l.points[3] <= 16 + 13);
+    rules_game_status(ref_game(r), &st);
+    assert_int_equal(st.to_move, 1);
+    assert_int_equal(st.scores[0], l.points[3]);
+    ref_free(r);
+    cJSON_Delete(h);
+}
+
 /* Readings turned a quarter or a half round are turned back to the axes
  * asked for, their cells and alternatives with them. */
 static void test_reading_turn_to(void **state)
@@ -967,6 +1098,8 @@ int main(void)
         cmocka_unit_test(test_correction),
         cmocka_unit_test(test_cube2_setup_from_readings),
         cmocka_unit_test(test_cards_misread_and_laid_and_taken),
+        cmocka_unit_test(test_cards_guess_revised),
+        cmocka_unit_test(test_cards_pending_taken),
         cmocka_unit_test(test_reading_turn_to),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
