@@ -256,103 +256,6 @@ static void cd__det_free(cd__det *d)
     free(d->ty);
 }
 
-/* The weights of an area shrink along one axis (source size n to m):
- * for each destination pixel the source pixels its cell covers and the
- * share of the cell each covers, in OpenCV's INTER_AREA order and
- * arithmetic (so that the shrink below gives its very bytes).  Returns
- * the entries written (at most 2 n). */
-static int cd__area_tab(int n, int m, int *si, int *di, float *al)
-{
-    double scale = 1. / ((double)m / n);
-    int k = 0;
-    for (int dx = 0; dx < m; dx++) {
-        double f1 = dx * scale, f2 = f1 + scale, cell = fmin(scale, n - f1);
-        int s1 = (int)ceil(f1), s2 = (int)floor(f2);
-        s2 = s2 < n - 1 ? s2 : n - 1;
-        s1 = s1 < s2 ? s1 : s2;
-        if (s1 - f1 > 1e-3) {
-            si[k] = s1 - 1;
-            di[k] = dx;
-            al[k++] = (float)((s1 - f1) / cell);
-        }
-        for (int sx = s1; sx < s2; sx++) {
-            si[k] = sx;
-            di[k] = dx;
-            al[k++] = (float)(1.0 / cell);
-        }
-        if (f2 - s2 > 1e-3) {
-            si[k] = s2;
-            di[k] = dx;
-            al[k++] = (float)(fmin(fmin(f2 - s2, 1.), cell) / cell);
-        }
-    }
-    return k;
-}
-
-/* Shrinks a 3-channel image to w x h into out (w * h * 3 bytes) as
- * OpenCV's INTER_AREA does for a scale that is not whole (each cell the
- * area-weighted mean of the source, sums in float, rounded to nearest
- * even), byte for byte; false for a whole scale (OpenCV takes another
- * path there) or no memory.  vis_resize spreads this small image over
- * threads whose start and wait cost more than the shrink. */
-static bool cd__shrink(const vis_image *src, int w, int h, unsigned char *out)
-{
-    int sw = src->width, sh = src->height;
-    double fx = 1. / ((double)w / sw), fy = 1. / ((double)h / sh);
-    if (src->channels != 3 || fx < 1 || fy < 1 || fabs(fx - floor(fx + 0.5)) < 1e-6 ||
-        fabs(fy - floor(fy + 0.5)) < 1e-6)
-        return false;
-    int *xs = malloc(sizeof *xs * (size_t)(4 * sw + 4 * sh)), *xd = xs + 2 * sw;
-    int *ys = xd + 2 * sw, *yd = ys + 2 * sh;
-    float *xa = malloc(sizeof *xa * (size_t)(2 * sw + 2 * sh)), *ya = xa + 2 * sw;
-    float *buf = malloc(sizeof *buf * (size_t)w * 6), *sum = buf + 3 * w;
-    if (!xs || !xa || !buf) {
-        free(xs);
-        free(xa);
-        free(buf);
-        return false;
-    }
-    int nx = cd__area_tab(sw, w, xs, xd, xa), ny = cd__area_tab(sh, h, ys, yd, ya);
-    int prev = yd[0];
-    for (int i = 0; i < 3 * w; i++)
-        sum[i] = 0;
-    for (int j = 0; j < ny; j++) {
-        float beta = ya[j];
-        int dy = yd[j];
-        const unsigned char *S = src->data + (size_t)ys[j] * src->stride;
-        for (int i = 0; i < 3 * w; i++)
-            buf[i] = 0;
-        for (int k = 0; k < nx; k++) {
-            const unsigned char *q = S + 3 * xs[k];
-            float *b = buf + 3 * xd[k], a = xa[k];
-            b[0] = b[0] + q[0] * a;
-            b[1] = b[1] + q[1] * a;
-            b[2] = b[2] + q[2] * a;
-        }
-        if (dy != prev) {
-            unsigned char *D = out + (size_t)prev * w * 3;
-            for (int i = 0; i < 3 * w; i++) {
-                long v = lrintf(sum[i]);
-                D[i] = (unsigned char)(v < 0 ? 0 : v > 255 ? 255 : v);
-                sum[i] = beta * buf[i];
-            }
-            prev = dy;
-        } else {
-            for (int i = 0; i < 3 * w; i++)
-                sum[i] += beta * buf[i];
-        }
-    }
-    unsigned char *D = out + (size_t)prev * w * 3;
-    for (int i = 0; i < 3 * w; i++) {
-        long v = lrintf(sum[i]);
-        D[i] = (unsigned char)(v < 0 ? 0 : v > 255 ? 255 : v);
-    }
-    free(xs);
-    free(xa);
-    free(buf);
-    return true;
-}
-
 static int cd__det_make(const vis_image *top, const vis_view *vw, cd__det *d, base_err *err)
 {
     vis_image *small = NULL;
@@ -371,19 +274,11 @@ static int cd__det_make(const vis_image *top, const vis_view *vw, cd__det *d, ba
     /* (a view already at the detection scale is used as it is: the
      * resize would only copy it) */
     const vis_image *src = top;
-    vis_image shrunk = {d->w, d->h, d->w * 3, 3, NULL};
-    if (d->w != top->width || d->h != top->height) {
-        shrunk.data = malloc((size_t)d->w * d->h * 3);
-        if (shrunk.data && cd__shrink(top, d->w, d->h, shrunk.data)) {
-            src = &shrunk;
-        } else {
-            free(shrunk.data);
-            shrunk.data = NULL;
-            if ((rc = vis_resize(top, d->w, d->h, VIS_INTER_AREA, &small, err)) != 0)
-                return rc;
-            src = small;
-        }
-    }
+    if ((d->w != top->width || d->h != top->height) &&
+        (rc = vis_resize(top, d->w, d->h, VIS_INTER_AREA, &small, err)) != 0)
+        return rc;
+    if (small)
+        src = small;
     d->rgb = malloc((size_t)d->w * d->h * 3);
     d->onmat = malloc((size_t)d->w * d->h);
     d->mask = calloc((size_t)d->w * d->h, 1);
@@ -393,7 +288,6 @@ static int cd__det_make(const vis_image *top, const vis_view *vw, cd__det *d, ba
     d->ty = malloc(sizeof *d->ty * (size_t)d->h);
     if (!d->rgb || !d->onmat || !d->mask || !d->edge || !d->ink || !d->tx || !d->ty) {
         vis_image_free(small);
-        free(shrunk.data);
         cd__det_free(d);
         return base_err_set(err, BASE_ENOMEM, "vis_cards: out of memory");
     }
@@ -426,7 +320,6 @@ static int cd__det_make(const vis_image *top, const vis_view *vw, cd__det *d, ba
         }
     }
     vis_image_free(small);
-    free(shrunk.data);
     return 0;
 }
 
