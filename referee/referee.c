@@ -1119,6 +1119,9 @@ int ref_observe(ref_referee *r, const ref_view *v, base_err *err)
                 before = ref__same_place(&r->last_seen[i], &seen[j]);
             played_on = !before;
         }
+        /* cards: a capture is play going on too (the cards it took gone) */
+        for (int i = 0; i < nh && !played_on && !strcmp(r->game, "cards"); i++)
+            played_on = !ref__known(seen, ns, &have[i]);
         if (!kept && ref__pending_taken(r, seen, ns))
             kept = played_on = true;
         if (kept && played_on) {

@@ -824,10 +824,12 @@ static void test_cards_guess_revised(void **state)
     free(dir);
 }
 
-/* Cards: a card read unsure that stands once play goes on is taken with
- * the square the next player completes at once: it stood, and the
- * capture is the next player's move (before, the card was dropped as
- * gone and the change explained by nothing). */
+/* Cards: a card read unsure that stands once play goes on, then a square
+ * the next player completes and takes at once: the card stood, and the
+ * capture is the next player's move, whether the card went with the
+ * square (before, it was dropped as gone and nothing explained the
+ * change) or stayed (before, play had not gone on over it, and the
+ * capture was the unsure card's player's, out of turn). */
 static void test_cards_pending_taken(void **state)
 {
     log_ l = {0};
@@ -864,6 +866,40 @@ static void test_cards_pending_taken(void **state)
     rules_game_status(ref_game(r), &st);
     assert_int_equal(st.to_move, 1);
     assert_int_equal(st.scores[0], l.points[3]);
+    ref_free(r);
+
+    /* ... and when the capture leaves it on the table (sim seed 7: a KH
+     * read at 0.41 beside a square taken for 34 points): the cards gone
+     * are play going on over it */
+    memset(&l, 0, sizeof l);
+    t.n = 0;
+    assert_int_equal(ref_new(&cfg, &e, &r), 0);
+    put_card(&t, 3, 3, "5H");
+    see(r, &t, -1);
+    put_card(&t, 4, 3, "6H");
+    see(r, &t, -1);
+    put_card(&t, 3, 4, "5S");
+    see(r, &t, -1);
+    put_card(&t, 2, 3, "4H"); /* A's, unsure */
+    t.conf[3] = 0.4f;
+    see(r, &t, -1);
+    assert_int_equal(l.n, 3);
+    assert_int_equal(l.kind[2], REF_EV_CONFIRM);
+    /* B completes the square at (4,4) and takes it: the 4H is left */
+    t.p[0] = t.p[3];
+    t.conf[0] = t.conf[3];
+    t.n = 1;
+    see(r, &t, -1);
+    assert_true(l.n >= 5);
+    assert_int_equal(l.kind[3], REF_EV_MOVE);
+    assert_int_equal(l.player[3], 0);
+    assert_int_equal(l.kind[4], REF_EV_MOVE);
+    assert_int_equal(l.player[4], 1);
+    assert_int_equal(l.points[4], 5 + 6 + 5 + 5); /* the 4H is on the table: a 5D */
+    rules_game_status(ref_game(r), &st);
+    assert_int_equal(st.to_move, 0);
+    assert_int_equal(st.scores[1], 21);
+    assert_int_equal(rules_position(ref_game(r), NULL, 0), 1);
     ref_free(r);
     cJSON_Delete(h);
 }
