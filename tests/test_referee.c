@@ -683,6 +683,26 @@ static void put_card(table *t, int x, int y, const char *name)
     t->n++;
 }
 
+/* A two-player cards referee (A, B) whose starting card, the 5H, lies at
+ * (3,3) of the recogniser's frame: *t is that table, seen once.  match:
+ * a stored match to resume (0 a new one; t is then left alone). */
+static ref_referee *cards_ref(log_ *l, db *store, int64_t match, table *t)
+{
+    cJSON *h = cJSON_Parse("{\"game\":\"cards\",\"players\":[\"A\",\"B\"],"
+                           "\"start\":{\"x\":0,\"y\":0,\"card\":\"5H\"}}");
+    ref_config cfg = {"cards", h, store, match, 0.5f, on_event, l};
+    ref_referee *r = NULL;
+    base_err e;
+    assert_int_equal(ref_new(&cfg, &e, &r), 0);
+    cJSON_Delete(h);
+    if (!match) {
+        t->n = 0;
+        put_card(t, 3, 3, "5H"); /* the recogniser's grid has another origin */
+        assert_int_equal(see(r, t, -1), 0);
+    }
+    return r;
+}
+
 /* Cards: a committed card misread stays what it was (a card leaves only
  * when captured), and a card laid and taken with the square it completed
  * before any still table showed it is still a move: the one that leaves
@@ -692,16 +712,9 @@ static void test_cards_misread_and_laid_and_taken(void **state)
 {
     log_ l = {0};
     table t = {0};
-    cJSON *h = cJSON_Parse("{\"game\":\"cards\",\"players\":[\"A\",\"B\"],"
-                           "\"start\":{\"x\":0,\"y\":0,\"card\":\"5H\"}}");
-    ref_config cfg = {"cards", h, NULL, 0, 0.5f, on_event, &l};
-    ref_referee *r = NULL;
+    ref_referee *r = cards_ref(&l, NULL, 0, &t);
     rules_status st;
-    base_err e;
     (void)state;
-    assert_int_equal(ref_new(&cfg, &e, &r), 0);
-    put_card(&t, 3, 3, "5H"); /* the recogniser's grid has another origin */
-    assert_int_equal(see(r, &t, -1), 0);
     assert_int_equal(l.n, 0);
     put_card(&t, 4, 3, "6H");
     assert_int_equal(see(r, &t, -1), 0);
@@ -734,7 +747,6 @@ static void test_cards_misread_and_laid_and_taken(void **state)
     assert_int_equal(st.to_move, 1);
     assert_int_equal(rules_position(ref_game(r), NULL, 0), 0);
     ref_free(r);
-    cJSON_Delete(h);
 }
 
 /* A card the referee recorded for one laid and taken unseen (the first
@@ -747,18 +759,13 @@ static void test_cards_guess_revised(void **state)
     char *dir = th_tmpdir(), *path = th_path(dir, "t.db");
     log_ l = {0};
     table t = {0};
-    cJSON *h = cJSON_Parse("{\"game\":\"cards\",\"players\":[\"A\",\"B\"],"
-                           "\"start\":{\"x\":0,\"y\":0,\"card\":\"5H\"}}");
     db *store = NULL;
-    ref_referee *r = NULL;
+    ref_referee *r;
     rules_status st;
     base_err e;
     (void)state;
     assert_int_equal(db_open(path, DB_OPEN_CREATE, &e, &store), 0);
-    ref_config cfg = {"cards", h, store, 0, 0.5f, on_event, &l};
-    assert_int_equal(ref_new(&cfg, &e, &r), 0);
-    put_card(&t, 3, 3, "5H");
-    see(r, &t, -1);
+    r = cards_ref(&l, store, 0, &t);
     put_card(&t, 4, 3, "6H");
     see(r, &t, -1);
     put_card(&t, 3, 4, "5S");
@@ -812,13 +819,11 @@ static void test_cards_guess_revised(void **state)
     }
     /* resumed from the store: the corrected record replays */
     memset(&l, 0, sizeof l);
-    cfg.match_id = 1;
-    assert_int_equal(ref_new(&cfg, &e, &r), 0);
+    r = cards_ref(&l, store, 1, NULL);
     rules_game_status(ref_game(r), &st);
     assert_int_equal(st.scores[0], 21);
     ref_free(r);
     db_close(store);
-    cJSON_Delete(h);
     th_rmtree(dir);
     free(path);
     free(dir);
@@ -834,16 +839,9 @@ static void test_cards_pending_taken(void **state)
 {
     log_ l = {0};
     table t = {0};
-    cJSON *h = cJSON_Parse("{\"game\":\"cards\",\"players\":[\"A\",\"B\"],"
-                           "\"start\":{\"x\":0,\"y\":0,\"card\":\"5H\"}}");
-    ref_config cfg = {"cards", h, NULL, 0, 0.5f, on_event, &l};
-    ref_referee *r = NULL;
+    ref_referee *r = cards_ref(&l, NULL, 0, &t);
     rules_status st;
-    base_err e;
     (void)state;
-    assert_int_equal(ref_new(&cfg, &e, &r), 0);
-    put_card(&t, 3, 3, "5H");
-    see(r, &t, -1);
     put_card(&t, 4, 3, "6H");
     see(r, &t, -1);
     assert_int_equal(l.n, 1);
@@ -872,10 +870,7 @@ static void test_cards_pending_taken(void **state)
      * read at 0.41 beside a square taken for 34 points): the cards gone
      * are play going on over it */
     memset(&l, 0, sizeof l);
-    t.n = 0;
-    assert_int_equal(ref_new(&cfg, &e, &r), 0);
-    put_card(&t, 3, 3, "5H");
-    see(r, &t, -1);
+    r = cards_ref(&l, NULL, 0, &t);
     put_card(&t, 4, 3, "6H");
     see(r, &t, -1);
     put_card(&t, 3, 4, "5S");
@@ -901,7 +896,6 @@ static void test_cards_pending_taken(void **state)
     assert_int_equal(st.scores[1], 21);
     assert_int_equal(rules_position(ref_game(r), NULL, 0), 1);
     ref_free(r);
-    cJSON_Delete(h);
 }
 
 /* Readings turned a quarter or a half round are turned back to the axes
