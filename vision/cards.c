@@ -313,11 +313,22 @@ static int cd__det_make(const vis_image *top, const vis_view *vw, cd__det *d, ba
          * play area's edges and its corner markers */
         double ty = d->ty[y], mk = vw->marker_mm > 0 ? vw->marker_mm : 0;
         bool row_clear = ty > mk + 1 && ty < vw->mat_h - mk - 1;
-        for (int x = 0; x < w; x++) {
-            double tx = txs[x];
-            bool in = row_clear && tx > 1 && tx < mat_w - 1 ? true : cd__on_mat(vw, tx, ty);
-            om[x] = in && o[3 * x] + o[3 * x + 1] + o[3 * x + 2] > 12;
+        /* (tx grows with x: a clear row's clear pixels are one span xa..xb,
+         * the exact test only outside it) */
+        int xa = 0, xb = 0;
+        if (row_clear) {
+            while (xa < w && !(txs[xa] > 1))
+                xa++;
+            xb = xa;
+            while (xb < w && txs[xb] < mat_w - 1)
+                xb++;
         }
+        for (int x = 0; x < xa; x++)
+            om[x] = cd__on_mat(vw, txs[x], ty) && o[3 * x] + o[3 * x + 1] + o[3 * x + 2] > 12;
+        for (int x = xa; x < xb; x++)
+            om[x] = o[3 * x] + o[3 * x + 1] + o[3 * x + 2] > 12;
+        for (int x = xb; x < w; x++)
+            om[x] = cd__on_mat(vw, txs[x], ty) && o[3 * x] + o[3 * x + 1] + o[3 * x + 2] > 12;
     }
     vis_image_free(small);
     return 0;
@@ -610,26 +621,34 @@ static void cd__mask(vis_cards *c, cd__det *d, const vis_view *vw, bool learn)
             inkp[i] = maskp[i] = 0;
             if (!onmat[i])
                 continue;
-            float inv = rinv[ibr];
-            float c0p = p[0] * inv, c1p = p[1] * inv, c2p = p[2] * inv;
-            float chroma = fabsf(c0p - fm0[0]) + fabsf(c1p - fm0[1]) + fabsf(c2p - fm0[2]);
-            /* chromaticity differences of 0.06 and more (or well above
-             * the mat's own grain): felt against card stock; a card's
-             * cream against a grey paper mat is less */
             float sc = model * fc0;
             float dist = fabsf(p[0] - frgb[0] * sc) + fabsf(p[1] - frgb[1] * sc) +
                          fabsf(p[2] - frgb[2] * sc);
-            /* (chromaticity is noise on dark pixels: the colour must differ
-             * in absolute terms too) */
-            bool ink = (chroma * 765 > ftc && dist > 60) || (br < 0.6f * model && model - br > 40);
+            /* chromaticity differences of 0.06 and more (or well above
+             * the mat's own grain): felt against card stock; a card's
+             * cream against a grey paper mat is less.  (Chromaticity is
+             * noise on dark pixels: the colour must differ in absolute
+             * terms too.  Most pixels are the mat's, near it in both:
+             * the chromaticity only when it decides.) */
+            bool ink = br < 0.6f * model && model - br > 40;
             /* brighter than the mat and near-neutral, as card stock is
              * (a bright plank of a wooden table is not), or far brighter
              * (cream stock under warm light on a dark mat) */
-            bool m = ink;
-            if (!m && br - model > ftb) {
-                float neu = fabsf(c0p - third) + fabsf(c1p - third) + fabsf(c2p - third);
-                m = neu * 765 < 70 || br > 1.35f * model + ftb;
+            bool bright = br - model > ftb;
+            if (!ink && (dist > 60 || bright)) {
+                float inv = rinv[ibr];
+                float c0p = p[0] * inv, c1p = p[1] * inv, c2p = p[2] * inv;
+                float chroma = fabsf(c0p - fm0[0]) + fabsf(c1p - fm0[1]) + fabsf(c2p - fm0[2]);
+                ink = chroma * 765 > ftc && dist > 60;
+                if (!ink && bright) {
+                    float neu = fabsf(c0p - third) + fabsf(c1p - third) + fabsf(c2p - third);
+                    inkp[i] = 0;
+                    maskp[i] = neu * 765 < 70 || br > 1.35f * model + ftb;
+                    nmask += maskp[i];
+                    continue;
+                }
             }
+            bool m = ink;
             inkp[i] = ink;
             maskp[i] = m;
             nmask += m;
