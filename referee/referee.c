@@ -800,9 +800,6 @@ done:
     return res;
 }
 
-/* The last move was really m (by the same player): the stored event is
- * corrected (note says why) and play continues from m's position.  late,
- * when not NULL, is the piece the camera read late that m now holds. */
 /* Rewrites stored event seq as legal move m by player, with verdict v and
  * the game g after it. */
 static int ref__store_correction(ref_referee *r, int seq, int player, const rules_move *m,
@@ -841,6 +838,9 @@ static void ref__forget_guesses(ref_referee *r, int k)
         r->nguess--;
 }
 
+/* The last move was really m (by the same player): the stored event is
+ * corrected (note says why) and play continues from m's position.  late,
+ * when not NULL, is the piece the camera read late that m now holds. */
 static int ref__correct(ref_referee *r, const rules_move *m, const char *note,
                         const rules_piece *late, base_err *err)
 {
