@@ -31,7 +31,7 @@
  *    (pips in no card's layout: a cut across two cards), the cells are
  *    read again on the last sure reading's angle, else on angles up to
  *    6 degrees either way: glare run into the silhouette turns its
- *    outline's angle.  The next read starts from the angle of a sure
+ *    outline's angle (the cards read surely are kept as read).  The next read starts from the angle of a sure
  *    reading only (no hand, a face-up card read surely).
  * 3. Each card is cut from the full-resolution view into an upright patch
  *    at 3 px/mm and read there: paper (the bright end of its histogram),
@@ -3000,9 +3000,19 @@ typedef struct cd__beat {
  * view may raise its suit's conf), it would still fall short.  The
  * re-reads on other angles are most of a frame's time when they mend
  * nothing. */
+/* A reading of the same view on another grid: its cards read surely, and
+ * face down, are taken as they are (see cd__read_cells); bvote and bn are
+ * its cards' black votes (for the split across the view). */
+typedef struct cd__prior {
+    const vis_cards_reading *rd;
+    const double *bvote;
+    const int *bn;
+} cd__prior;
+
 static int cd__read_cells(vis_cards *c, const vis_image *top, const vis_view *vw,
                           const cd__det *dp, cd__grid g, vis_cards_reading *out,
-                          const cd__beat *beat, base_err *err)
+                          const cd__beat *beat, const cd__prior *prior, double *bvote_out,
+                          int *bn_out, base_err *err)
 {
     cd__det d = *dp;
     int rc = 0;
@@ -3068,6 +3078,7 @@ static int cd__read_cells(vis_cards *c, const vis_image *top, const vis_view *vw
     /* the cells still to read, and the bounds on the reading (see beat) */
     int rem = 0, ns_ub = 0;
     double cs_ub = 0;
+    uint64_t prior_used = 0; /* (VIS_CARDS_MAX <= 64) */
     for (int i = 0; beat && i < nu * nv; i++) {
         const double *a = acc + 6 * i;
         bool open = d.pale && a[1] < 0.6 * a[0];
@@ -3119,6 +3130,36 @@ static int cd__read_cells(vis_cards *c, const vis_image *top, const vis_view *vw
             }
             double u = g.phu + ku * g.pu + cu, v = g.phv + kv * g.pv + cv;
             double tx = u * ca - v * sa, ty = u * sa + v * ca;
+            /* A card the other grid read surely (or face down) within
+             * 10 mm of this cell's centre (cards lie 63 mm apart; a grid
+             * turned by a few degrees moves its cells' centres by some
+             * millimetres) is taken as it was: the re-reads are for the
+             * unsure cards, and reading the sure ones again on a turned
+             * cut costs as much and changes their conf only (which then
+             * decided between turns as much as the unsure cards did). */
+            int pk = -1;
+            for (int i = 0; prior && i < prior->rd->ncards && pk < 0; i++) {
+                const vis_card *q = &prior->rd->cards[i];
+                bool sure = q->face_down || (q->rank > 0 && q->suit >= 0 && q->conf >= 0.5f);
+                if (sure && !(prior_used >> i & 1) && hypot(q->x_mm - tx, q->y_mm - ty) < 10)
+                    pk = i;
+            }
+            if (pk >= 0) {
+                vis_card *o = &out->cards[out->ncards++];
+                *o = prior->rd->cards[pk];
+                o->gx = ku;
+                o->gy = kv;
+                o->duplicate = false;
+                bvote[out->ncards - 1] = prior->bvote[pk];
+                bn[out->ncards - 1] = prior->bn[pk];
+                prior_used |= (uint64_t)1 << pk;
+                if (!o->face_down) {
+                    bool black = prior->bn[pk] >= 2 && (o->suit == CD__S || o->suit == CD__C);
+                    ns_ub += o->conf >= 0.5f || (black && o->rank_conf >= 0.5f);
+                    cs_ub += black ? fmax(o->conf, o->rank_conf) : o->conf;
+                }
+                continue;
+            }
             cd__patch p;
             cd__card cr;
             memset(&p, 0, sizeof p);
@@ -3220,6 +3261,10 @@ static int cd__read_cells(vis_cards *c, const vis_image *top, const vis_view *vw
     free(acc);
     if (rc == CD__BEATEN)
         return rc;
+    if (bvote_out)
+        memcpy(bvote_out, bvote, sizeof bvote);
+    if (bn_out)
+        memcpy(bn_out, bn, sizeof bn);
     if (rc == 0)
         cd__black_split(out, bvote, bn);
     if (rc != 0)
@@ -3296,7 +3341,10 @@ int vis_cards_read(vis_cards *c, const vis_image *top, const vis_view *vw, vis_c
         cd__det_free(&d);
         return 0;
     }
-    rc = cd__read_cells(c, top, vw, &d, g, out, NULL, err);
+    /* the black votes of the reading in out, and of a re-read */
+    double bv[VIS_CARDS_MAX], bv2[VIS_CARDS_MAX];
+    int bnn[VIS_CARDS_MAX], bn2[VIS_CARDS_MAX];
+    rc = cd__read_cells(c, top, vw, &d, g, out, NULL, NULL, bv, bnn, err);
     /* A silhouette may hold more than cards (glare beside them on a pale
      * mat, run together with them) and its outline turn the grid off the
      * cards' own axes by a few degrees: the cuts then straddle two cards
@@ -3315,9 +3363,13 @@ int vis_cards_read(vis_cards *c, const vis_image *top, const vis_view *vw, vis_c
             o2->pitch_y_mm = out->pitch_y_mm;
             cd__grid_fit(c, &d, &g2, c->last_angle);
             cd__beat bt = {cd__nsure(out), 0, false};
-            if (g2.ok && (rc = cd__read_cells(c, top, vw, &d, g2, o2, &bt, err)) == 0 &&
+            cd__prior pr = {out, bv, bnn};
+            if (g2.ok &&
+                (rc = cd__read_cells(c, top, vw, &d, g2, o2, &bt, &pr, bv2, bn2, err)) == 0 &&
                 cd__nsure(o2) > cd__nsure(out)) {
                 memcpy(out, o2, sizeof *out);
+                memcpy(bv, bv2, sizeof bv);
+                memcpy(bnn, bn2, sizeof bnn);
                 g = g2;
             }
             if (rc == CD__BEATEN)
@@ -3348,12 +3400,16 @@ int vis_cards_read(vis_cards *c, const vis_image *top, const vis_view *vw, vis_c
                 o2->pitch_y_mm = out->pitch_y_mm;
                 cd__grid_fit(c, &d, &g2, g.ang + k * 2.0 * CD__PI / 180);
                 cd__beat bt = {best, bsum, true};
-                if (g2.ok && (rc = cd__read_cells(c, top, vw, &d, g2, o2, &bt, err)) == 0 &&
+                cd__prior pr = {out, bv, bnn};
+                if (g2.ok &&
+                    (rc = cd__read_cells(c, top, vw, &d, g2, o2, &bt, &pr, bv2, bn2, err)) == 0 &&
                     (cd__nsure(o2) > best ||
                      (cd__nsure(o2) == best && best > 0 && cd__confsum(o2) > bsum))) {
                     best = cd__nsure(o2);
                     bsum = cd__confsum(o2);
                     memcpy(out, o2, sizeof *out);
+                    memcpy(bv, bv2, sizeof bv);
+                    memcpy(bnn, bn2, sizeof bnn);
                     gb = g2;
                 }
                 if (rc == CD__BEATEN)
