@@ -7,6 +7,9 @@
 #include <string.h>
 
 #define REF__MAX_PIECES 256
+#define REF__CERTAIN 0.9f  /* pieces read at least this sure are not second-guessed */
+#define REF__MAX_TRY 6     /* at most this many pieces' alternatives are combined */
+#define REF__ALT_FLOOR 0.2 /* an alternative reading this unlikely is not taken */
 #define REF__GUESSES 4    /* guesses remembered (the newest) */
 #define REF__GUESS_MAX 15 /* other cards remembered for each */
 
@@ -49,10 +52,12 @@ struct ref_referee {
      * of that move (ref__late_piece). */
     rules_piece late;
     int late_at;             /* r->nevents when it was left out; 0: none */
-    /* Cards laid and taken unseen, recorded as the first of several that
-     * fitted (ref__laid_and_taken): which legal move k each was and the
-     * other cards it could have been, oldest first.  The recorded card
-     * seen laid later was a wrong guess (ref__revise_guess). */
+    /* Cards recorded as one of several they could have been: laid and
+     * taken unseen, the first of several that fitted
+     * (ref__laid_and_taken), or read short of certain with other
+     * readings likely enough.  Which legal move k each was and the other
+     * cards it could have been, oldest first.  The recorded card seen
+     * laid later was a wrong guess (ref__revise_guess). */
     struct ref__guess {
         int k, n;
         rules_piece cand[REF__GUESS_MAX];
@@ -577,9 +582,8 @@ static bool ref__pending_taken(const ref_referee *r, const rules_piece *seen, in
     return ok;
 }
 
-/* Remembers the last legal move as the first of the nc cards laid and
- * taken unseen that fitted (cand[]), for ref__revise_guess. */
-static void ref__remember_guess(ref_referee *r, const rules_move *cand, int nc)
+/* A new guess about the last legal move, with no other cards yet. */
+static struct ref__guess *ref__new_guess(ref_referee *r)
 {
     struct ref__guess *gs;
     if (r->nguess == REF__GUESSES) /* the oldest goes */
@@ -589,8 +593,39 @@ static void ref__remember_guess(ref_referee *r, const rules_move *cand, int nc)
     gs = &r->guess[r->nguess - 1];
     gs->k = r->nhist - 1;
     gs->n = 0;
+    return gs;
+}
+
+/* Remembers the last legal move as the first of the nc cards laid and
+ * taken unseen that fitted (cand[]), for ref__revise_guess. */
+static void ref__remember_guess(ref_referee *r, const rules_move *cand, int nc)
+{
+    struct ref__guess *gs = ref__new_guess(r);
     for (int c = 1; c < nc && gs->n < REF__GUESS_MAX; c++)
         gs->cand[gs->n++] = cand[c].pieces[0];
+}
+
+/* Remembers the last legal move m, a card placed as read in seen, when
+ * the card was read short of certain and its other readings are likely
+ * enough: sim seed 7 read a card as the QC at 0.50-0.75, recorded it, and
+ * called the real QC card-seen when it was laid later. */
+static void ref__remember_read(ref_referee *r, const rules_move *m, const rules_piece *seen, int ns,
+                               const ref_view *v)
+{
+    struct ref__guess *gs = NULL;
+    for (int j = 0; j < ns && v->conf && v->alt && m->npieces == 1; j++) {
+        if (!ref__same_place(&seen[j], &m->pieces[0]) || v->conf[j] >= REF__CERTAIN)
+            continue;
+        for (int d = 0; d < v->alt[j].n; d++)
+            if (v->alt[j].w[d] >= REF__ALT_FLOOR &&
+                !ref__same_piece(&v->alt[j].p[d], &m->pieces[0])) {
+                if (!gs)
+                    gs = ref__new_guess(r);
+                if (gs->n < REF__GUESS_MAX)
+                    gs->cand[gs->n++] = v->alt[j].p[d];
+            }
+        break;
+    }
 }
 
 enum ref__resolution {
@@ -606,9 +641,6 @@ enum ref__resolution {
     "A piece read as %s (confidence %.2f) fits the rules in no reading: if a cube is there, "     \
     "straighten it or correct the reading; if not, carry on."
 
-#define REF__CERTAIN 0.9f  /* pieces read at least this sure are not second-guessed */
-#define REF__MAX_TRY 6     /* at most this many pieces' alternatives are combined */
-#define REF__ALT_FLOOR 0.2 /* an alternative reading this unlikely is not taken */
 
 /* Digit t of combination c in the mixed radix of the pieces' choices. */
 static int ref__digit(long c, const int *radix, int t)
@@ -903,14 +935,14 @@ static bool ref__replay_from(const ref_referee *r, int k, const rules_move *mk,
     return ok;
 }
 
-/* Move m by player breaks the rules, and it lays a card recorded for one
- * laid and taken unseen, a guess among several that fitted (see
- * ref__laid_and_taken): a deck holds each card once, so that guess was
- * wrong.  Left alone it would call every later showing of the card
+/* Move m by player breaks the rules, and it lays a card recorded earlier
+ * as one of several it could have been (r->guess: laid and taken unseen,
+ * or read short of certain): a deck holds each card once, so that guess
+ * was wrong.  Left alone it would call every later showing of the card
  * illegal (sim seed 7: the 3C recorded for a card taken at once, the real
  * 3C laid three moves later) and the match would be lost from there.  The
- * other cards that fitted are tried in its place, in the order they were
- * found, with every move since replayed on it; the first with which they
+ * other cards it could have been are tried in its place, likeliest
+ * first, with every move since replayed on it; the first with which they
  * all stay legal and m becomes legal replaces the guess: its stored event
  * and those after it (their scores and positions) are corrected in one
  * transaction and the players are told.  True when so (m is then for the
@@ -978,9 +1010,9 @@ static bool ref__revise_guess(ref_referee *r, int player, const rules_move *m, i
             /* the corrected move's points, the scores as they are now */
             memcpy(v[0].scores, v[n - 1].scores, sizeof v[0].scores);
             ref__emit(r, REF_EV_CORRECTED, r->hist_seq[k], r->hist_player[k], &alt, &v[0], NULL, 0,
-                      "the card laid and taken unseen was %s, not %s (%s is being laid now); "
-                      "it now scores %d, and the scores are corrected.",
-                      to, from, from, v[0].points);
+                      "the card recorded as %s was %s (the %s is being laid now); it now scores "
+                      "%d, and the scores are corrected.",
+                      from, to, from, v[0].points);
             free(chain);
             free(v);
             return true;
@@ -1230,6 +1262,8 @@ int ref_observe(ref_referee *r, const ref_view *v, base_err *err)
             if (whole) {
                 r->state = REF__OK;
                 rc = ref__play(r, player, m, v->jpeg, v->jpeg_len, DB_SRC_CAMERA, &verdict, err);
+                if (rc == 0 && !strcmp(r->game, "cards"))
+                    ref__remember_read(r, m, seen, ns, v);
                 goto done;
             }
         } else {

@@ -750,8 +750,8 @@ static void test_cards_misread_and_laid_and_taken(void **state)
 }
 
 /* A card the referee recorded for one laid and taken unseen (the first
- * of several that fitted) is later laid for real: that guess was wrong.
- * The next card that fitted replaces it, the moves since are replayed on
+ * of several that fitted), or read short of certain, is later laid for
+ * real: that guess was wrong.  The next card that fitted replaces it, the moves since are replayed on
  * it, the store is corrected, and the card now laid is a legal move, not
  * `card-seen`.  A move that no replacement makes legal is still illegal. */
 static void test_cards_guess_revised(void **state)
@@ -797,7 +797,7 @@ static void test_cards_guess_revised(void **state)
     assert_int_equal(l.seq[7], 3);
     assert_int_equal(l.player[7], 0);
     assert_int_equal(l.points[7], 5 + 6 + 5 + 5);
-    assert_non_null(strstr(l.text[7], "was 5D, not 4H"));
+    assert_non_null(strstr(l.text[7], "recorded as 4H was 5D"));
     assert_int_equal(l.kind[8], REF_EV_MOVE);
     assert_int_equal(l.seq[8], 6);
     assert_int_equal(l.player[8], 0);
@@ -824,6 +824,33 @@ static void test_cards_guess_revised(void **state)
     assert_int_equal(st.scores[0], 21);
     ref_free(r);
     db_close(store);
+
+    /* A card read short of certain, with another reading likely enough,
+     * is a guess too: the 6H read at 0.7 (or the 6D, 0.5 as likely), then
+     * a 6H laid for sure: the first was the 6D */
+    memset(&l, 0, sizeof l);
+    r = cards_ref(&l, NULL, 0, &t);
+    put_card(&t, 4, 3, "6H");
+    t.conf[1] = 0.7f;
+    t.alt[1].n = 1;
+    t.alt[1].p[0] = t.p[1];
+    {
+        int rank, suit;
+        rules_card_from_name("6D", &rank, &suit);
+        t.alt[1].p[0].b = (uint8_t)suit;
+    }
+    t.alt[1].w[0] = 0.5f;
+    see(r, &t, -1);
+    assert_int_equal(l.n, 1);
+    assert_int_equal(l.kind[0], REF_EV_MOVE);
+    put_card(&t, 3, 4, "6H");
+    see(r, &t, -1);
+    assert_int_equal(l.n, 3);
+    assert_int_equal(l.kind[1], REF_EV_CORRECTED);
+    assert_non_null(strstr(l.text[1], "recorded as 6H was 6D"));
+    assert_int_equal(l.kind[2], REF_EV_MOVE);
+    assert_int_equal(l.player[2], 1);
+    ref_free(r);
     th_rmtree(dir);
     free(path);
     free(dir);
