@@ -467,6 +467,11 @@ static int ref__read(ref_reader *r, const vis_image *frame, ref_reading *out, ba
         }
         return 0;
     }
+    /* The frame itself, for a coarse camera's close calls (JPEG's blocks
+     * lie on its pixels); with a lens profile the view is undistorted and
+     * the plane's map is not the frame's, so not then. */
+    if (!r->has_lens && cal_mat_plane(&r->fit, NULL, REF__QW_CUBE_MM, &view.frame_h, NULL) == 0)
+        view.frame = frame;
     rc = vis_qwirkle_read(r->qw, top, &view, r->vr, err);
     vis_image_free(top);
     if (rc != 0)

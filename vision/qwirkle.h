@@ -42,6 +42,15 @@ typedef struct vis_view {
     double cam_mm[3];
     double cam_px_per_mm;
     int dark;
+    /* frame: the camera frame the view was rectified from, as the camera
+     *   delivered it (no lens correction, not cropped: JPEG's 8x8 blocks
+     *   start at its pixel (0, 0)), and frame_h the map from table mm on
+     *   the plane of the top faces to its pixels (pixel centres at whole
+     *   numbers).  With them, a coarse camera's close calls between two
+     *   shapes are judged in the camera's own pixels, through the frame's
+     *   JPEG quantisation (see vis_qwirkle_read).  NULL: not done. */
+    const vis_image *frame;
+    vis_homography frame_h;
 } vis_view;
 
 /* One piece read. color and shape follow rules/' order (red orange yellow
