@@ -31,7 +31,7 @@
  *    (pips in no card's layout: a cut across two cards), the cells are
  *    read again on the last sure reading's angle, else on angles up to
  *    6 degrees either way: glare run into the silhouette turns its
- *    outline's angle (the cards read surely are kept as read).  The next read starts from the angle of a sure
+ *    outline's angle (cards read at 0.8 or more are kept as read).  The next read starts from the angle of a sure
  *    reading only (no hand, a face-up card read surely).
  * 3. Each card is cut from the full-resolution view into an upright patch
  *    at 3 px/mm and read there: paper (the bright end of its histogram),
@@ -2989,6 +2989,11 @@ typedef struct cd__beat {
     bool tie_ok; /* as many sure cards with a higher conf sum also beats */
 } cd__beat;
 
+/* A re-read takes the first reading's cards of this conf or more as read
+ * (see cd__read_cells): at 0.5 a wrong reading of 0.64 on a grid turned
+ * by glare (sim seed 805) was kept where a turn read it right. */
+#define CD__KEEP_CONF 0.8f
+
 /* cd__read_cells stopped: the reading could no longer beat its target */
 #define CD__BEATEN 1
 
@@ -3000,9 +3005,10 @@ typedef struct cd__beat {
  * view may raise its suit's conf), it would still fall short.  The
  * re-reads on other angles are most of a frame's time when they mend
  * nothing. */
-/* A reading of the same view on another grid: its cards read surely, and
- * face down, are taken as they are (see cd__read_cells); bvote and bn are
- * its cards' black votes (for the split across the view). */
+/* A reading of the same view on another grid: its cards read at
+ * CD__KEEP_CONF or more, and face down, are taken as they are (see
+ * cd__read_cells); bvote and bn are its cards' black votes (for the split
+ * across the view). */
 typedef struct cd__prior {
     const vis_cards_reading *rd;
     const double *bvote;
@@ -3130,17 +3136,16 @@ static int cd__read_cells(vis_cards *c, const vis_image *top, const vis_view *vw
             }
             double u = g.phu + ku * g.pu + cu, v = g.phv + kv * g.pv + cv;
             double tx = u * ca - v * sa, ty = u * sa + v * ca;
-            /* A card the other grid read surely (or face down) within
-             * 10 mm of this cell's centre (cards lie 63 mm apart; a grid
-             * turned by a few degrees moves its cells' centres by some
-             * millimetres) is taken as it was: the re-reads are for the
-             * unsure cards, and reading the sure ones again on a turned
-             * cut costs as much and changes their conf only (which then
-             * decided between turns as much as the unsure cards did). */
+            /* A card the other grid read at CD__KEEP_CONF or more (or
+             * face down) within 10 mm of this cell's centre (cards lie
+             * 63 mm apart; a grid turned by a few degrees moves its
+             * cells' centres by some millimetres) is taken as it was: the
+             * re-reads are for the unsure cards, and reading the sure
+             * ones again on a turned cut costs as much. */
             int pk = -1;
             for (int i = 0; prior && i < prior->rd->ncards && pk < 0; i++) {
                 const vis_card *q = &prior->rd->cards[i];
-                bool sure = q->face_down || (q->rank > 0 && q->suit >= 0 && q->conf >= 0.5f);
+                bool sure = q->face_down || (q->rank > 0 && q->suit >= 0 && q->conf >= CD__KEEP_CONF);
                 if (sure && !(prior_used >> i & 1) && hypot(q->x_mm - tx, q->y_mm - ty) < 10)
                     pk = i;
             }
