@@ -203,6 +203,24 @@ static char *ref__json_text(cJSON *obj)
     return s;
 }
 
+/* The verdict's game-specific keys ("captured", "note", ...) as stored
+ * in an event's extra, NULL when there are none. */
+static char *ref__extra(const rules_game *after, int player, const rules_verdict *v)
+{
+    static const char *const plain[] = {"seq",    "player", "legal", "points", "rule",
+                                        "reason", "scores", "over",  "winners"};
+    cJSON *vj = rules_verdict_to_json(after, 0, player, v);
+    if (!vj)
+        return NULL;
+    for (size_t i = 0; i < sizeof plain / sizeof plain[0]; i++)
+        cJSON_DeleteItemFromObjectCaseSensitive(vj, plain[i]);
+    if (!cJSON_GetArraySize(vj)) {
+        cJSON_Delete(vj);
+        return NULL;
+    }
+    return ref__json_text(vj);
+}
+
 /* Stores one event (legal or not) and its key frame; returns its seq in
  * *seq (0 without a store).  Durable before it returns. */
 static int ref__record(ref_referee *r, const rules_game *after, int player, const rules_move *m,
@@ -210,7 +228,6 @@ static int ref__record(ref_referee *r, const rules_game *after, int player, cons
                        int *seq, base_err *err)
 {
     db_event ev;
-    cJSON *vj;
     char *move = NULL, *scores = NULL, *pos = NULL, *extra = NULL;
     int rc = 0;
 
@@ -222,15 +239,7 @@ static int ref__record(ref_referee *r, const rules_game *after, int player, cons
     move = ref__json_text(rules_move_to_json(r->game, m));
     scores = ref__json_text(cJSON_CreateIntArray(v->scores, v->nplayers));
     pos = ref__json_text(rules_position_to_json(after));
-    /* The verdict's game-specific keys ("captured", "note", ...). */
-    vj = rules_verdict_to_json(after, 0, player, v);
-    if (vj) {
-        static const char *const plain[] = {"seq", "player", "legal", "points", "rule",
-                                            "reason", "scores", "over", "winners"};
-        for (size_t i = 0; i < sizeof plain / sizeof plain[0]; i++)
-            cJSON_DeleteItemFromObjectCaseSensitive(vj, plain[i]);
-        extra = cJSON_GetArraySize(vj) ? ref__json_text(vj) : (cJSON_Delete(vj), NULL);
-    }
+    extra = ref__extra(after, player, v);
     ev.seat = player;
     ev.move = move;
     ev.legal = v->legal;
@@ -641,7 +650,6 @@ enum ref__resolution {
     "A piece read as %s (confidence %.2f) fits the rules in no reading: if a cube is there, "     \
     "straighten it or correct the reading; if not, carry on."
 
-
 /* Digit t of combination c in the mixed radix of the pieces' choices. */
 static int ref__digit(long c, const int *radix, int t)
 {
@@ -839,13 +847,14 @@ static int ref__store_correction(ref_referee *r, int seq, int player, const rule
                                  const char *note, base_err *err)
 {
     db_event ev;
-    char *move, *scores, *pos;
+    char *move, *scores, *pos, *extra;
     int rc;
     if (!r->store || seq <= 0)
         return 0;
     move = ref__json_text(rules_move_to_json(r->game, m));
     scores = ref__json_text(cJSON_CreateIntArray(v->scores, v->nplayers));
     pos = ref__json_text(rules_position_to_json(g));
+    extra = ref__extra(g, player, v);
     memset(&ev, 0, sizeof ev);
     ev.seat = player;
     ev.move = move;
@@ -853,12 +862,14 @@ static int ref__store_correction(ref_referee *r, int seq, int player, const rule
     ev.points = v->points;
     ev.scores = scores;
     ev.position = pos;
+    ev.extra = extra;
     ev.source = source;
     rc = move && scores && pos ? db_event_correct(r->store, r->match_id, seq, &ev, note, err)
                                : base_err_set(err, BASE_ENOMEM, "out of memory");
     cJSON_free(move);
     cJSON_free(scores);
     cJSON_free(pos);
+    cJSON_free(extra);
     return rc < 0 ? rc : 0;
 }
 
@@ -915,9 +926,8 @@ static int ref__correct(ref_referee *r, const rules_move *m, const char *note,
     return 0;
 }
 
-/* Replays legal moves k.. of the record on rules_game base with move k
- * replaced by mk: chain[j] is the game after move k + j, v[j] its
- * verdict.  False (chain freed) when one of them is then illegal. */
+/* Replays the record's legal moves from k on, with move k replaced by
+ * mk: chain[j] is the game after move k + j, v[j] its verdict.  False (chain freed) when one of them is then illegal. */
 static bool ref__replay_from(const ref_referee *r, int k, const rules_move *mk,
                              rules_game **chain, rules_verdict *v)
 {
@@ -981,8 +991,8 @@ static bool ref__revise_guess(ref_referee *r, int player, const rules_move *m, i
                 *rc = ref__store_correction(r, r->hist_seq[k + j], r->hist_player[k + j],
                                             j ? &r->hist_move[k + j] : &alt, &v[j], chain[j],
                                             j ? DB_SRC_CAMERA : DB_SRC_CORRECTION,
-                                            j ? "an earlier card laid unseen was revised"
-                                              : "the card laid unseen was another: the one "
+                                            j ? "a card recorded earlier was revised"
+                                              : "the card recorded was another: the one "
                                                 "recorded was laid later",
                                             err);
             if (fits && r->store) {

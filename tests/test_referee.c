@@ -810,6 +810,10 @@ static void test_cards_guess_revised(void **state)
         assert_int_equal(db_match_load(store, 1, &m, &e), 0);
         assert_int_equal(m->nevents, 6);
         assert_non_null(strstr(m->events[2].move, "5D"));
+        assert_non_null(m->events[2].extra); /* what it captured, the 5D with it */
+        assert_non_null(strstr(m->events[2].extra, "\"captured\""));
+        assert_non_null(strstr(m->events[2].extra, "5D"));
+        assert_null(strstr(m->events[2].extra, "4H"));
         assert_int_equal(m->events[2].points, 21);
         assert_string_equal(m->events[2].scores, "[21,0]");
         assert_string_equal(m->events[3].scores, "[21,0]"); /* B's 3H, after it */
