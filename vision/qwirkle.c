@@ -2199,23 +2199,17 @@ int vis_qwirkle_read(vis_qwirkle *q, const vis_image *top, const vis_view *vw, v
 
     /* A coarse camera's close calls are judged again in its own pixels
      * (see qw__cam_judge) when the frame is given and shows JPEG's
-     * quantisation. */
-    bool camok = false;
-    if (vw->frame && vw->cam_px_per_mm > 0 && vw->cam_px_per_mm <= QW__CAM_PPM) {
-        double bx0 = 1e9, by0 = 1e9, bx1 = -1e9, by1 = -1e9;
-        for (int i = 0; i < nb; i++)
-            if (bl[i].cand && !bl[i].fake) {
-                bx0 = fmin(bx0, bl[i].x - cube);
-                by0 = fmin(by0, bl[i].y - cube);
-                bx1 = fmax(bx1, bl[i].x + cube);
-                by1 = fmax(by1, bl[i].y + cube);
-            }
-        if (!q->cam && !(q->cam = malloc(sizeof *q->cam)))
-            return base_err_set(err, BASE_ENOMEM, "out of memory");
-        if (bx1 > bx0)
-            qw__cam_setup(q->cam, vw, bx0, by0, bx1, by1);
-        camok = bx1 > bx0 && q->cam->ok;
-    }
+     * quantisation; that is looked for at the first close call (the
+     * quality's fit costs about 1.5 ms). */
+    int camok = vw->frame && vw->cam_px_per_mm > 0 && vw->cam_px_per_mm <= QW__CAM_PPM ? 0 : -1;
+    double cbx0 = 1e9, cby0 = 1e9, cbx1 = -1e9, cby1 = -1e9;
+    for (int i = 0; camok == 0 && i < nb; i++)
+        if (bl[i].cand && !bl[i].fake) {
+            cbx0 = fmin(cbx0, bl[i].x - cube);
+            cby0 = fmin(cby0, bl[i].y - cube);
+            cbx1 = fmax(cbx1, bl[i].x + cube);
+            cby1 = fmax(cby1, bl[i].y + cube);
+        }
 
     /* Read each cube. */
     for (int i = 0; i < nb; i++) {
@@ -2262,7 +2256,15 @@ int vis_qwirkle_read(vis_qwirkle *q, const vis_image *top, const vis_view *vw, v
          * QW__CAM_MARGIN of the best judged again in the camera frame
          * (see qw__cam_judge).  Every call, all six shapes, judged so
          * was no better (hard seeds' misreads 31 -> 33) at more cost. */
-        if (camok && shp >= 0 && sc[0] - sc[1] < QW__CAM_MARGIN) {
+        if (camok == 0 && shp >= 0 && sc[0] - sc[1] < QW__CAM_MARGIN) {
+            if (!q->cam && !(q->cam = malloc(sizeof *q->cam)))
+                return base_err_set(err, BASE_ENOMEM, "out of memory");
+            q->cam->ok = false;
+            if (cbx1 > cbx0)
+                qw__cam_setup(q->cam, vw, cbx0, cby0, cbx1, cby1);
+            camok = q->cam->ok ? 1 : -1;
+        }
+        if (camok == 1 && shp >= 0 && sc[0] - sc[1] < QW__CAM_MARGIN) {
             int sh[QW__CHYP], ns = 0;
             double cs[QW__CHYP];
             bool used[6] = {false};
