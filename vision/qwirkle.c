@@ -1276,6 +1276,17 @@ static double qw__phi(const vis_qwirkle *q, double z)
     return q->phi[i] + (f - i) * (q->phi[i + 1] - q->phi[i]);
 }
 
+/* The blur across each pair of sides beyond template k's face: its
+ * sigma stretched along the camera's direction (q->adir, face axes) by
+ * q->aratio. */
+static void qw__side_blur(const vis_qwirkle *q, int k, double *sgx, double *sgy)
+{
+    const double sig = qw__sigmas[k], st2 = q->aratio * q->aratio - 1;
+    const double cd = cos(q->adir), sd = sin(q->adir);
+    *sgx = sig * sqrt(1 + st2 * cd * cd);
+    *sgy = sig * sqrt(1 + st2 * sd * sd);
+}
+
 /* What lies beyond each side of a top face (half-width half) as seen at
  * (x, y) in the face's axes through a blur sig: a blurred half-plane
  * beyond each side (+x, -x, +y, -y: the table next to the board).  A thin
@@ -1309,13 +1320,11 @@ static bool qw__clean(const vis_qwirkle *q, qw__patch *p, int k, int shape, qw__
     const int side = QW__TSIDE;
     const float *t = q->cur + (size_t)k * 6 * QW__TSIDE * QW__TSIDE;
     const double ca = cos(pose.a), sa = sin(pose.a), c = QW__THALF * QW__TRES - 0.5;
-    const double half = 0.4875 * q->cube_mm, sig = qw__sigmas[k];
-    /* the blur across each pair of sides: stretched along the camera's
-     * direction (q->adir, face axes) by q->aratio */
-    const double st2 = q->aratio * q->aratio - 1, cd = cos(q->adir), sd = sin(q->adir);
-    const double sgx = sig * sqrt(1 + st2 * cd * cd), sgy = sig * sqrt(1 + st2 * sd * sd);
+    const double half = 0.4875 * q->cube_mm;
+    double sgx, sgy;
     double a[NC * NC] = {0}, b[NC] = {0}, f[NC], emax[4] = {0};
     bool out[NC] = {false};
+    qw__side_blur(q, k, &sgx, &sgy);
     if (p->n < 24 || shape < 0)
         return false;
     for (int i = 0; i < p->n; i++) {
@@ -1664,11 +1673,11 @@ static double qw__cam_fit(const vis_qwirkle *q, qw__cam *c, int k, int sh, qw__p
     const int side = QW__TSIDE;
     const float *t = q->cur + (size_t)k * 6 * QW__TSIDE * QW__TSIDE;
     const double ca = cos(pose.a), sa = sin(pose.a), tc = QW__THALF * QW__TRES - 0.5;
-    const double half = 0.4875 * q->cube_mm, sig = qw__sigmas[k];
-    const double st2 = q->aratio * q->aratio - 1, cd = cos(q->adir), sd = sin(q->adir);
-    const double sgx = sig * sqrt(1 + st2 * cd * cd), sgy = sig * sqrt(1 + st2 * sd * sd);
+    const double half = 0.4875 * q->cube_mm;
+    double sgx, sgy;
     double a[NC * NC] = {0}, th[NC] = {0}, emax[4] = {0}, ll = 0;
     bool use[NC] = {true, true};
+    qw__side_blur(q, k, &sgx, &sgy);
     for (int d = 0; d < c->nd; d++) {
         double ox = c->ou[d] - pose.du, oy = c->ov[d] - pose.dv;
         double fx = ox * ca + oy * sa, fy = -ox * sa + oy * ca, tv = 0, fb[4];
