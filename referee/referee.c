@@ -617,21 +617,23 @@ static void ref__remember_guess(ref_referee *r, const rules_move *cand, int nc)
 /* Remembers the last legal move m, a card placed as read in seen, when
  * the card was read short of certain and its other readings are likely
  * enough: sim seed 7 read a card as the QC at 0.50-0.75, recorded it, and
- * called the real QC card-seen when it was laid later. */
+ * called the real QC card-seen when it was laid later.  dropped: the
+ * index of v's pieces left out of seen (REF__DROP), -1 none. */
 static void ref__remember_read(ref_referee *r, const rules_move *m, const rules_piece *seen, int ns,
-                               const ref_view *v)
+                               const ref_view *v, int dropped)
 {
     struct ref__guess *gs = NULL;
     for (int j = 0; j < ns && v->conf && v->alt && m->npieces == 1; j++) {
-        if (!ref__same_place(&seen[j], &m->pieces[0]) || v->conf[j] >= REF__CERTAIN)
+        int i = dropped >= 0 && j >= dropped ? j + 1 : j; /* j in v */
+        if (!ref__same_place(&seen[j], &m->pieces[0]) || v->conf[i] >= REF__CERTAIN)
             continue;
-        for (int d = 0; d < v->alt[j].n; d++)
-            if (v->alt[j].w[d] >= REF__ALT_FLOOR &&
-                !ref__same_piece(&v->alt[j].p[d], &m->pieces[0])) {
+        for (int d = 0; d < v->alt[i].n; d++)
+            if (v->alt[i].w[d] >= REF__ALT_FLOOR &&
+                !ref__same_piece(&v->alt[i].p[d], &m->pieces[0])) {
                 if (!gs)
                     gs = ref__new_guess(r);
                 if (gs->n < REF__GUESS_MAX)
-                    gs->cand[gs->n++] = v->alt[j].p[d];
+                    gs->cand[gs->n++] = v->alt[i].p[d];
             }
         break;
     }
@@ -1273,7 +1275,7 @@ int ref_observe(ref_referee *r, const ref_view *v, base_err *err)
                 r->state = REF__OK;
                 rc = ref__play(r, player, m, v->jpeg, v->jpeg_len, DB_SRC_CAMERA, &verdict, err);
                 if (rc == 0 && !strcmp(r->game, "cards"))
-                    ref__remember_read(r, m, seen, ns, v);
+                    ref__remember_read(r, m, seen, ns, v, full ? ask : -1);
                 goto done;
             }
         } else {
