@@ -501,10 +501,10 @@ static void ref__keep_committed(const ref_referee *r, const rules_piece *have, i
 
 /* Cards: a card laid by player in game g and taken with the square it
  * completed in one go, so that no still table ever showed it: the table
- * lost three or more cards and gained none.  Each empty cell near the cards gone and each card of
- * the deck is tried; those the rules allow there and that leave exactly
- * the table seen are the candidates (up to cap, in m[]).  Returns how many
- * there are. */
+ * lost three or more cards and gained none.  Each empty cell near the
+ * cards gone and each card of the deck is tried; those the rules allow
+ * there and that leave exactly the table seen are the candidates (up to
+ * cap, in m[]).  Returns how many there are. */
 #define REF__UNSEEN_MAX 16
 static int ref__laid_and_taken(const rules_game *g, const rules_piece *have, int nh,
                                const rules_piece *seen, int ns, int player, rules_move *m,
@@ -614,18 +614,17 @@ static void ref__remember_guess(ref_referee *r, const rules_move *cand, int nc)
         gs->cand[gs->n++] = cand[c].pieces[0];
 }
 
-/* Remembers the last legal move m, a card placed as read in seen, when
- * the card was read short of certain and its other readings are likely
- * enough: sim seed 7 read a card as the QC at 0.50-0.75, recorded it, and
- * called the real QC card-seen when it was laid later.  dropped: the
- * index of v's pieces left out of seen (REF__DROP), -1 none. */
-static void ref__remember_read(ref_referee *r, const rules_move *m, const rules_piece *seen, int ns,
-                               const ref_view *v, int dropped)
+/* Remembers the last legal move m, a card placed as read, when the card
+ * was read short of certain and its other readings are likely enough:
+ * sim seed 7 read a card as the QC at 0.50-0.75, recorded it, and called
+ * the real QC card-seen when it was laid later.  read: v's pieces in the
+ * engine's cells, one for one. */
+static void ref__remember_read(ref_referee *r, const rules_move *m, const rules_piece *read,
+                               const ref_view *v)
 {
     struct ref__guess *gs = NULL;
-    for (int j = 0; j < ns && v->conf && v->alt && m->npieces == 1; j++) {
-        int i = dropped >= 0 && j >= dropped ? j + 1 : j; /* j in v */
-        if (!ref__same_place(&seen[j], &m->pieces[0]) || v->conf[i] >= REF__CERTAIN)
+    for (int i = 0; i < v->n && v->conf && v->alt && m->npieces == 1; i++) {
+        if (!ref__same_place(&read[i], &m->pieces[0]) || v->conf[i] >= REF__CERTAIN)
             continue;
         for (int d = 0; d < v->alt[i].n; d++)
             if (v->alt[i].w[d] >= REF__ALT_FLOOR &&
@@ -914,14 +913,13 @@ static int ref__correct(ref_referee *r, const rules_move *m, const char *note,
     r->hist_move[r->nhist - 1] = *m;
     r->state = REF__OK;
     r->late_at = 0;
-    if (!late)
-        ref__forget_guesses(r, r->nhist - 1); /* the players said what it was */
     if (late) {
         char what[160];
         rules_piece_text(r->game, late, what, sizeof what);
         ref__emit(r, REF_EV_CORRECTED, seq, player, m, &v, NULL, 0,
                   "%s, read late, was part of the last move; it now scores %d.", what, v.points);
     } else {
+        ref__forget_guesses(r, r->nhist - 1); /* the players said what it was */
         ref__emit(r, REF_EV_CORRECTED, seq, player, m, &v, NULL, 0,
                   "the last move was corrected; it now scores %d.", v.points);
     }
@@ -929,7 +927,8 @@ static int ref__correct(ref_referee *r, const rules_move *m, const char *note,
 }
 
 /* Replays the record's legal moves from k on, with move k replaced by
- * mk: chain[j] is the game after move k + j, v[j] its verdict.  False (chain freed) when one of them is then illegal. */
+ * mk: chain[j] is the game after move k + j, v[j] its verdict.  False
+ * (chain freed) when one of them is then illegal. */
 static bool ref__replay_from(const ref_referee *r, int k, const rules_move *mk,
                              rules_game **chain, rules_verdict *v)
 {
@@ -945,6 +944,29 @@ static bool ref__replay_from(const ref_referee *r, int k, const rules_move *mk,
     for (int j = 0; !ok && j < n; j++)
         rules_game_free(chain[j]);
     return ok;
+}
+
+/* Stores the replayed moves k.. (chain, v: ref__replay_from), move k now
+ * mk, as corrections of their events, all or none. */
+static int ref__store_chain(ref_referee *r, int k, const rules_move *mk,
+                            rules_game *const *chain, const rules_verdict *v, base_err *err)
+{
+    int rc;
+    if (!r->store)
+        return 0;
+    if ((rc = db_begin(r->store, err)) != 0)
+        return rc;
+    for (int j = 0; rc == 0 && k + j < r->nhist; j++)
+        rc = ref__store_correction(
+            r, r->hist_seq[k + j], r->hist_player[k + j], j ? &r->hist_move[k + j] : mk, &v[j],
+            chain[j], j ? DB_SRC_CAMERA : DB_SRC_CORRECTION,
+            j ? "a card recorded earlier was revised"
+              : "the card recorded was another: the one recorded was laid later",
+            err);
+    if (rc == 0)
+        return db_commit(r->store, err);
+    db_rollback(r->store);
+    return rc;
 }
 
 /* Move m by player breaks the rules, and it lays a card recorded earlier
@@ -987,22 +1009,8 @@ static bool ref__revise_guess(ref_referee *r, int player, const rules_move *m, i
             fits = rules_game_clone(chain[n - 1], &trial) == 0 &&
                    rules_apply(trial, player, m, &v[n]) == 0 && v[n].legal;
             rules_game_free(trial);
-            if (fits && r->store && (*rc = db_begin(r->store, err)) != 0)
-                fits = false;
-            for (int j = 0; fits && *rc == 0 && j < n; j++)
-                *rc = ref__store_correction(r, r->hist_seq[k + j], r->hist_player[k + j],
-                                            j ? &r->hist_move[k + j] : &alt, &v[j], chain[j],
-                                            j ? DB_SRC_CAMERA : DB_SRC_CORRECTION,
-                                            j ? "a card recorded earlier was revised"
-                                              : "the card recorded was another: the one "
-                                                "recorded was laid later",
-                                            err);
-            if (fits && r->store) {
-                if (*rc == 0)
-                    *rc = db_commit(r->store, err);
-                else
-                    db_rollback(r->store);
-            }
+            if (fits)
+                *rc = ref__store_chain(r, k, &alt, chain, v, err);
             if (!fits || *rc != 0) {
                 for (int j = 0; j < n; j++)
                     rules_game_free(chain[j]);
@@ -1275,7 +1283,7 @@ int ref_observe(ref_referee *r, const ref_view *v, base_err *err)
                 r->state = REF__OK;
                 rc = ref__play(r, player, m, v->jpeg, v->jpeg_len, DB_SRC_CAMERA, &verdict, err);
                 if (rc == 0 && !strcmp(r->game, "cards"))
-                    ref__remember_read(r, m, seen, ns, v, full ? ask : -1);
+                    ref__remember_read(r, m, full ? full : seen, v); /* full: REF__DROP's */
                 goto done;
             }
         } else {
