@@ -31,8 +31,9 @@
  *    (pips in no card's layout: a cut across two cards), the cells are
  *    read again on the last sure reading's angle, else on angles up to
  *    6 degrees either way: glare run into the silhouette turns its
- *    outline's angle (cards read at 0.8 or more are kept as read).  The next read starts from the angle of a sure
- *    reading only (no hand, a face-up card read surely).
+ *    outline's angle (cards read at 0.8 or more are kept as read).  The
+ *    next read starts from the angle of a sure reading only (no hand, a
+ *    face-up card read surely).
  * 3. Each card is cut from the full-resolution view into an upright patch
  *    at 3 px/mm and read there: paper (the bright end of its histogram),
  *    ink strength per pixel (darker than paper or of another hue), ink
@@ -2997,14 +2998,6 @@ typedef struct cd__beat {
 /* cd__read_cells stopped: the reading could no longer beat its target */
 #define CD__BEATEN 1
 
-/* Reads the cells of grid g over the view (its det d): the cards, their
- * duplicates, the grid's angle and phase into out.  With beat, a reading
- * that can no longer beat it is stopped (returns CD__BEATEN, out is
- * partial): every cell still to read counted as a sure card of conf 1,
- * and a black card whose rank is sure counted sure (the split across the
- * view may raise its suit's conf), it would still fall short.  The
- * re-reads on other angles are most of a frame's time when they mend
- * nothing. */
 /* A reading of the same view on another grid: its cards read at
  * CD__KEEP_CONF or more, and face down, are taken as they are (see
  * cd__read_cells); bvote and bn are its cards' black votes (for the split
@@ -3015,6 +3008,23 @@ typedef struct cd__prior {
     const int *bn;
 } cd__prior;
 
+/* Adds a face-up card read with conf and rank_conf to the bounds on a
+ * reading (see cd__read_cells): a black card whose rank is sure may
+ * become sure once the split across the view raises its suit's conf. */
+static void cd__bound_add(float conf, float rank_conf, bool black, int *nsure, double *csum)
+{
+    *nsure += conf >= 0.5f || (black && rank_conf >= 0.5f);
+    *csum += black ? fmax(conf, rank_conf) : conf;
+}
+
+/* Reads the cells of grid g over the view (its det d): the cards, their
+ * duplicates, the grid's angle and phase into out.  With beat, a reading
+ * that can no longer beat it is stopped (returns CD__BEATEN, out is
+ * partial): every cell still to read counted as a sure card of conf 1,
+ * and a black card whose rank is sure counted sure (the split across the
+ * view may raise its suit's conf), it would still fall short.  The
+ * re-reads on other angles are most of a frame's time when they mend
+ * nothing. */
 static int cd__read_cells(vis_cards *c, const vis_image *top, const vis_view *vw,
                           const cd__det *dp, cd__grid g, vis_cards_reading *out,
                           const cd__beat *beat, const cd__prior *prior, double *bvote_out,
@@ -3158,11 +3168,10 @@ static int cd__read_cells(vis_cards *c, const vis_image *top, const vis_view *vw
                 bvote[out->ncards - 1] = prior->bvote[pk];
                 bn[out->ncards - 1] = prior->bn[pk];
                 prior_used |= (uint64_t)1 << pk;
-                if (!o->face_down) {
-                    bool black = prior->bn[pk] >= 2 && (o->suit == CD__S || o->suit == CD__C);
-                    ns_ub += o->conf >= 0.5f || (black && o->rank_conf >= 0.5f);
-                    cs_ub += black ? fmax(o->conf, o->rank_conf) : o->conf;
-                }
+                if (!o->face_down)
+                    cd__bound_add(o->conf, o->rank_conf,
+                                  prior->bn[pk] >= 2 && (o->suit == CD__S || o->suit == CD__C),
+                                  &ns_ub, &cs_ub);
                 continue;
             }
             cd__patch p;
@@ -3254,12 +3263,10 @@ static int cd__read_cells(vis_cards *c, const vis_image *top, const vis_view *vw
                 o->conf = cr.rank_conf < cr.suit_conf ? cr.rank_conf : cr.suit_conf;
                 if (!cr.face_down && (o->rank == 0 || o->suit < 0))
                     o->conf = 0;
-                if (!o->face_down && o->rank > 0 && o->suit >= 0) {
-                    bool black = cr.black_n >= 2 && (o->suit == CD__S || o->suit == CD__C);
-                    bool may = o->conf >= 0.5f || (black && o->rank_conf >= 0.5f);
-                    ns_ub += may;
-                    cs_ub += black ? fmax(o->conf, o->rank_conf) : o->conf;
-                }
+                if (!o->face_down && o->rank > 0 && o->suit >= 0)
+                    cd__bound_add(o->conf, o->rank_conf,
+                                  cr.black_n >= 2 && (o->suit == CD__S || o->suit == CD__C),
+                                  &ns_ub, &cs_ub);
             }
             cd__patch_free(&p);
         }
