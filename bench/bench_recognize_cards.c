@@ -8,6 +8,7 @@
  *
  *   bench_recognize_cards [FRAMES] [WIDTH HEIGHT] [--clean] [--dump DIR]
  *                         [--cache DIR] [--seed N] [--hands] [-v]
+ *                         [--readings FILE]
  *
  * Frames are read by ref_reader, the path of `tablecam recognize` and of
  * the live referee (mat, white balance, a coarse survey, then the cards'
@@ -18,7 +19,11 @@
  * every missed card; --seed N starts at seed N instead of 910000 (a second
  * frame set, to check a change does not fit one set only); --hands reads
  * every rendered frame (no cache), moving ones too, and counts how often a
- * hand in view is reported and a stable frame without one is not. */
+ * hand in view is reported and a stable frame without one is not.
+ * --readings writes every frame's reading in full to FILE (each piece's
+ * cell, rank, suit, face, conf, runner-ups and place, floats in hex): a
+ * change meant to leave the readings alone is checked by comparing two
+ * such files byte for byte (-v names only the cards read wrong). */
 #define _XOPEN_SOURCE 700
 #include <math.h>
 #include <stdio.h>
@@ -144,7 +149,7 @@ int main(int argc, char **argv)
     int hand_true = 0, hand_found = 0, hand_free = 0, hand_false = 0, hand_over = 0,
         hand_over_found = 0;
     const char *dump = NULL, *cache = NULL;
-    FILE *idx = NULL;
+    FILE *idx = NULL, *rdout = NULL;
     bool cache_write = false;
     unsigned long long seed0 = SEED0;
     double ms = 0;
@@ -154,6 +159,7 @@ int main(int argc, char **argv)
     ref_reader *reader = NULL;
     vis_cards_reading *rd = malloc(sizeof *rd);
     rules_piece truth[64];
+    static ref_reading rr;
 
     memset(&c, 0, sizeof c);
     for (int i = 1; i < argc; i++) {
@@ -165,7 +171,12 @@ int main(int argc, char **argv)
             cache = argv[++i];
         else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc)
             seed0 = strtoull(argv[++i], NULL, 10);
-        else if (strcmp(argv[i], "--hands") == 0)
+        else if (strcmp(argv[i], "--readings") == 0 && i + 1 < argc) {
+            if (!(rdout = fopen(argv[++i], "w"))) {
+                fprintf(stderr, "bench_recognize_cards: cannot write %s\n", argv[i]);
+                return 1;
+            }
+        } else if (strcmp(argv[i], "--hands") == 0)
             hands = true;
         else if (strcmp(argv[i], "-v") == 0)
             verbose = true;
@@ -306,7 +317,6 @@ int main(int argc, char **argv)
             int rc;
             {
                 /* the path the referee and `tablecam recognize` take */
-                static ref_reading rr;
                 if (!reader) {
                     ref_reader_config rcfg = {"cards", NULL, NULL, 0};
                     if (ref_reader_new(&rcfg, &reader, &e) != 0) {
@@ -329,6 +339,20 @@ int main(int argc, char **argv)
                 }
             }
             double dt = (base_cpu_now() - t0) * 1000;
+            if (rdout) {
+                fprintf(rdout, "%llu %d rc %d n %d hand %d angle %a\n", seed, k, rc, rr.n,
+                        rr.hand, rr.grid_angle_deg);
+                for (int i = 0; rc == 0 && i < rr.n; i++) {
+                    const rules_piece *pc = &rr.pieces[i];
+                    fprintf(rdout, "  %d %d %d %d %d conf %a dup %d at %a %a alts %d", pc->x,
+                            pc->y, pc->a, pc->b, pc->c, rr.conf[i], rr.duplicate[i], rr.x_mm[i],
+                            rr.y_mm[i], rr.alt[i].n);
+                    for (int j = 0; j < rr.alt[i].n; j++)
+                        fprintf(rdout, " %d %d %a", rr.alt[i].p[j].a, rr.alt[i].p[j].b,
+                                rr.alt[i].w[j]);
+                    fputc('\n', rdout);
+                }
+            }
             frames++;
             ms += dt;
             if (rc != 0) {
@@ -386,5 +410,7 @@ int main(int argc, char **argv)
            frames && ms / frames < 15 ? "PASS" : "MISS");
     ref_reader_free(reader);
     free(rd);
+    if (rdout)
+        fclose(rdout);
     return 0;
 }
