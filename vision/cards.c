@@ -442,17 +442,22 @@ static bool cd__mat_fit(const cd__det *d, const vis_view *vw, cd__mat *mt)
      * of the mat's brightness but another colour is not mat) are gathered
      * once; the three fits go over them */
     const int ss = 2;
-    int ns = 0;
+    int ns = 0, nrow = 0;
     size_t cap = (size_t)((w + ss - 1) / ss) * ((h + ss - 1) / ss);
-    double *sx = malloc(sizeof *sx * cap * 3);
-    int *sidx = malloc(sizeof *sidx * cap);
-    if (!sx || !sidx) {
+    /* per sample X and brightness, and its pixel; per row of samples its
+     * Y and where its samples end */
+    double *sx = malloc(sizeof *sx * cap * 2), *rowy = malloc(sizeof *rowy * (size_t)h);
+    int *sidx = malloc(sizeof *sidx * cap), *rowe = malloc(sizeof *rowe * (size_t)h);
+    if (!sx || !sidx || !rowy || !rowe) {
         free(sx);
         free(sidx);
+        free(rowy);
+        free(rowe);
         return false;
     }
     for (int y = 0; y < h; y += ss) {
         double Y = (d->y0 + (y + 0.5) / d->ppm) / vw->mat_h - 0.5;
+        int ns0 = ns;
         for (int x = 0; x < w; x += ss) {
             if (!d->onmat[y * w + x])
                 continue;
@@ -461,59 +466,66 @@ static bool cd__mat_fit(const cd__det *d, const vis_view *vw, cd__mat *mt)
                             fabs((p[1] - p[2]) - (glob[1] - glob[2]));
             if (chroma > 40)
                 continue;
-            sx[3 * ns] = d->tx[x] / vw->mat_w - 0.5;
-            sx[3 * ns + 1] = Y;
-            sx[3 * ns + 2] = p[0] + p[1] + p[2];
+            sx[2 * ns] = d->tx[x] / vw->mat_w - 0.5;
+            sx[2 * ns + 1] = p[0] + p[1] + p[2];
             sidx[ns++] = y * w + x;
+        }
+        if (ns > ns0) {
+            rowy[nrow] = Y;
+            rowe[nrow++] = ns;
         }
     }
     for (int it = 0; it < 3; it++) {
         double m[6][7] = {{0}};
         double dev[64] = {0};
-        int nd = 0, cnt = 0;
+        int nd = 0, cnt = 0, c7 = 0;
         cmad = 0;
         /* The normal equations' entries are sums of X^a Y^b (a + b <= 4)
          * and of br X^a Y^b (a + b <= 2); the samples come row by row, Y
          * fixed, so per pixel only the powers of X are summed and a row's
-         * sums are weighed by the powers of its Y once. */
+         * sums are weighed by the powers of its Y once.  (The sums in the
+         * samples' order: the same doubles as summed pixel by pixel.) */
         static const int pa[6] = {0, 1, 0, 2, 1, 0}, pb[6] = {0, 0, 1, 0, 1, 2};
-        double mxy[5][5] = {{0}}, rxy[3][3] = {{0}}, sa[5] = {0}, ta[3] = {0};
-        for (int k = 0; k <= ns; k++) {
-            if (k > 0 && (k == ns || sx[3 * k + 1] != sx[3 * k - 2])) {
-                double Yr = sx[3 * k - 2], yp[5] = {1, Yr, Yr * Yr, Yr * Yr * Yr, 0};
-                yp[4] = yp[2] * yp[2];
-                for (int a = 0; a < 5; a++)
-                    for (int b = 0; a + b < 5; b++)
-                        mxy[a][b] += sa[a] * yp[b];
-                for (int a = 0; a < 3; a++)
-                    for (int b = 0; a + b < 3; b++)
-                        rxy[a][b] += ta[a] * yp[b];
-                memset(sa, 0, sizeof sa);
-                memset(ta, 0, sizeof ta);
+        double mxy[5][5] = {{0}}, rxy[3][3] = {{0}};
+        for (int r = 0, k = 0; r < nrow; r++) {
+            const double Y = rowy[r];
+            double sa0 = 0, sa1 = 0, sa2 = 0, sa3 = 0, sa4 = 0, ta0 = 0, ta1 = 0, ta2 = 0;
+            for (; k < rowe[r]; k++) {
+                double X = sx[2 * k], br = sx[2 * k + 1];
+                double model = coef[0] + coef[1] * X + coef[2] * Y + coef[3] * X * X +
+                               coef[4] * X * Y + coef[5] * Y * Y;
+                if (br - model < -band || br - model > 0.5 * band)
+                    continue;
+                double X2 = X * X;
+                sa0 += 1;
+                sa1 += X;
+                sa2 += X2;
+                sa3 += X2 * X;
+                sa4 += X2 * X2;
+                ta0 += br;
+                ta1 += br * X;
+                ta2 += br * X2;
+                /* every seventh sample kept, up to 64, for the deviations */
+                bool take = c7 == 0;
+                c7 = take ? 6 : c7 - 1;
+                cnt++;
+                if (take && nd < 64) {
+                    const unsigned char *p = d->rgb + (size_t)sidx[k] * 3;
+                    cdev[nd] = 0;
+                    for (int q = 0; q < 3; q++)
+                        cdev[nd] += fabs(p[q] / (br > 30 ? br : 30) - glob[q] / c0) * 765;
+                    dev[nd++] = fabs(br - model);
+                }
             }
-            if (k == ns)
-                break;
-            double X = sx[3 * k], Y = sx[3 * k + 1], br = sx[3 * k + 2];
-            double model = coef[0] + coef[1] * X + coef[2] * Y + coef[3] * X * X +
-                           coef[4] * X * Y + coef[5] * Y * Y;
-            if (br - model < -band || br - model > 0.5 * band)
-                continue;
-            double X2 = X * X;
-            sa[0] += 1;
-            sa[1] += X;
-            sa[2] += X2;
-            sa[3] += X2 * X;
-            sa[4] += X2 * X2;
-            ta[0] += br;
-            ta[1] += br * X;
-            ta[2] += br * X2;
-            if (cnt++ % 7 == 0 && nd < 64) {
-                const unsigned char *p = d->rgb + (size_t)sidx[k] * 3;
-                cdev[nd] = 0;
-                for (int q = 0; q < 3; q++)
-                    cdev[nd] += fabs(p[q] / (br > 30 ? br : 30) - glob[q] / c0) * 765;
-                dev[nd++] = fabs(br - model);
-            }
+            const double sa[5] = {sa0, sa1, sa2, sa3, sa4}, ta[3] = {ta0, ta1, ta2};
+            double yp[5] = {1, Y, Y * Y, Y * Y * Y, 0};
+            yp[4] = yp[2] * yp[2];
+            for (int a = 0; a < 5; a++)
+                for (int b = 0; a + b < 5; b++)
+                    mxy[a][b] += sa[a] * yp[b];
+            for (int a = 0; a < 3; a++)
+                for (int b = 0; a + b < 3; b++)
+                    rxy[a][b] += ta[a] * yp[b];
         }
         for (int i = 0; i < 6; i++) {
             for (int j = 0; j < 6; j++)
@@ -541,6 +553,8 @@ static bool cd__mat_fit(const cd__det *d, const vis_view *vw, cd__mat *mt)
     }
     free(sx);
     free(sidx);
+    free(rowy);
+    free(rowe);
     memcpy(mt->rgb, glob, sizeof glob);
     mt->c0 = c0;
     memcpy(mt->coef, coef, sizeof coef);
