@@ -323,9 +323,11 @@ int main(int argc, char **argv)
                     band_add(&by_ppm, reading->cam_px_per_mm, ok && !reading->hand);
                     if (verbose && (!ok || reading->hand)) {
                         cmp scratch;
-                        printf("miss: seed %llu frame %d (%d pieces, read %d%s)\n",
+                        printf("miss: seed %llu frame %d (%d pieces, read %d%s; blur %.2f mm, "
+                               "camera %.2f px/mm)\n",
                                (unsigned long long)seed, k, nt, reading->n,
-                               reading->hand ? ", hand" : "");
+                               reading->hand ? ", hand" : "", reading->blur_mm,
+                               reading->cam_px_per_mm);
                         compare(truth, nt, reading, &scratch, true);
                     }
                     if ((!ok || reading->hand) && dump) {

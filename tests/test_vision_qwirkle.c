@@ -1159,6 +1159,78 @@ static void test_two_pairs(void **state)
     free(r);
 }
 
+/* Reads with q a row of three cubes whose middle one has shape mid (-1:
+ * not there), drawn sharp or as a soft coarse camera sees it (0.7 px/mm,
+ * 2.4 mm of blur, JPEG 60: a close call); returns the piece read in the
+ * middle cell, or -1. */
+static int read_row(vis_qwirkle *q, int mid, bool soft, vis_reading *r)
+{
+    cube c[3] = {{250, 250, 0, RULES_RED, RULES_CIRCLE},
+                 {290.4, 250, 0, RULES_BLUE, RULES_SQUARE},
+                 {270.2, 250, 0, RULES_RED, mid < 0 ? 0 : mid}};
+    const int n = mid < 0 ? 2 : 3;
+    vis_view v = full_view();
+    base_err e;
+    vis_image *img = draw_view_blurred(c, n, wood, soft ? 2.4 * PPM : 1.0), *cam = NULL;
+    if (soft) {
+        cam = through_camera(img, 0.7, 60, 1.05);
+        v.px_per_mm = 1.05;
+        v.cam_px_per_mm = 0.7;
+    }
+    assert_int_equal(vis_qwirkle_read(q, soft ? cam : img, &v, r, &e), 0);
+    vis_image_free(img);
+    vis_image_free(cam);
+    return piece_at(r, c[2].x, c[2].y);
+}
+
+/* A cube lies still from frame to frame: an unsure read of it (a soft
+ * coarse camera's close call) takes the shape the earlier frames read it
+ * as, surely; a sure read of another shape is taken as it is (a cube
+ * taken back and another laid there), and a cube the frame does not show
+ * is forgotten. */
+static void test_cube_memory(void **state)
+{
+    (void)state;
+    vis_reading *r = malloc(sizeof *r);
+    vis_qwirkle *q = NULL;
+    base_err e;
+    int j, alone;
+    /* what the soft frame alone reads: not a star8 (a clover), unsure */
+    assert_int_equal(vis_qwirkle_new(20, NULL, &q, &e), 0);
+    j = read_row(q, RULES_SQUARE, true, r);
+    assert_true(j >= 0);
+    alone = r->pieces[j].shape;
+    assert_true(alone >= 0 && alone != RULES_STAR8);
+    assert_true(r->pieces[j].conf < 0.9);
+    vis_qwirkle_free(q);
+    /* after two sharp frames of a star8 there: the star8, not sure */
+    assert_int_equal(vis_qwirkle_new(20, NULL, &q, &e), 0);
+    for (int f = 0; f < 2; f++) {
+        j = read_row(q, RULES_STAR8, false, r);
+        assert_true(j >= 0 && r->pieces[j].shape == RULES_STAR8 && r->pieces[j].conf > 0.9);
+    }
+    j = read_row(q, RULES_SQUARE, true, r);
+    assert_true(j >= 0);
+    assert_int_equal(r->pieces[j].shape, RULES_STAR8);
+    assert_int_equal(r->pieces[j].shape2, alone);
+    assert_true(r->pieces[j].conf < 0.9);
+    /* a sure square there is a square */
+    j = read_row(q, RULES_SQUARE, false, r);
+    assert_true(j >= 0);
+    assert_int_equal(r->pieces[j].shape, RULES_SQUARE);
+    vis_qwirkle_free(q);
+    /* a star8, then no cube there: forgotten */
+    assert_int_equal(vis_qwirkle_new(20, NULL, &q, &e), 0);
+    for (int f = 0; f < 2; f++)
+        read_row(q, RULES_STAR8, false, r);
+    assert_int_equal(read_row(q, -1, false, r), -1);
+    j = read_row(q, RULES_SQUARE, true, r);
+    assert_true(j >= 0);
+    assert_int_equal(r->pieces[j].shape, alone);
+    vis_qwirkle_free(q);
+    free(r);
+}
+
 /* `tablecam recognize` on a file that is no image, and on an image with no
  * mat: exit 2 with a message naming the problem. */
 static void test_recognize_command(void **state)
@@ -1208,6 +1280,7 @@ int main(void)
         cmocka_unit_test(test_tilted_blur),
         cmocka_unit_test(test_drifting_row), cmocka_unit_test(test_drifting_step),
         cmocka_unit_test(test_cell_to_symbol), cmocka_unit_test(test_two_pairs),
+        cmocka_unit_test(test_cube_memory),
         cmocka_unit_test(test_recognize_command),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
