@@ -115,6 +115,9 @@ struct vis_cards {
     bool survey_hand;
     bool have_mat; /* the mat's model, from the last survey */
     cd__mat mat;
+    /* bilinear weights by the sample's fraction (32 x 32 steps), plus the
+     * slack their making reads past the end (see cd__warp_table) */
+    short wtab[32 * 32 * 4 + 4];
 };
 
 typedef struct cd__blob {
@@ -139,6 +142,160 @@ typedef struct cd__patch {
     double paper[3];
 } cd__patch;
 
+/* ---- cutting cards out of the view ----
+ *
+ * Every card is cut out upright twice or more (its outline's search, its
+ * patch, again round its print): an affine map of the view, bilinear.
+ * OpenCV's warpPerspective did it at some 90 instructions a pixel, most of
+ * them its general remap; this is the same computation written for this
+ * one case, pixel for pixel the same bytes (its fixed point: the sample's
+ * position in 1/32 pixel from the same doubles, the same 15-bit weights,
+ * rounding and border), so that no reading moves. */
+
+/* The 15-bit bilinear weights of each 1/32-pixel fraction (fy * 32 + fx),
+ * made as OpenCV makes them (float products rounded, a sum off by one
+ * put on the largest or smallest; its search for those reads four
+ * entries from the next fraction's, hence the table's slack). */
+static void cd__warp_table(short *itab)
+{
+    float tab1[64];
+    for (int i = 0; i < 32; i++) {
+        float x = i * (1.f / 32);
+        tab1[2 * i] = 1.f - x;
+        tab1[2 * i + 1] = x;
+    }
+    memset(itab, 0, sizeof *itab * (32 * 32 * 4 + 4));
+    for (int i = 0; i < 32; i++)
+        for (int j = 0; j < 32; j++, itab += 4) {
+            int isum = 0;
+            for (int k1 = 0; k1 < 2; k1++) {
+                float vy = tab1[i * 2 + k1];
+                for (int k2 = 0; k2 < 2; k2++) {
+                    float v = vy * tab1[j * 2 + k2];
+                    float f = v * 32768;
+                    /* (round half to even, as cvRound) */
+                    float r = rintf(f);
+                    int q = (int)r;
+                    q = q < -32768 ? -32768 : q > 32767 ? 32767 : q;
+                    isum += itab[k1 * 2 + k2] = (short)q;
+                }
+            }
+            if (isum != 32768) {
+                int diff = isum - 32768, Mk1 = 1, Mk2 = 1, mk1 = 1, mk2 = 1;
+                for (int k1 = 1; k1 < 3; k1++)
+                    for (int k2 = 1; k2 < 3; k2++) {
+                        if (itab[k1 * 2 + k2] < itab[mk1 * 2 + mk2])
+                            mk1 = k1, mk2 = k2;
+                        else if (itab[k1 * 2 + k2] > itab[Mk1 * 2 + Mk2])
+                            Mk1 = k1, Mk2 = k2;
+                    }
+                if (diff < 0)
+                    itab[Mk1 * 2 + Mk2] = (short)(itab[Mk1 * 2 + Mk2] - diff);
+                else
+                    itab[mk1 * 2 + mk2] = (short)(itab[mk1 * 2 + mk2] - diff);
+            }
+        }
+}
+
+/* Round half to even of |v| < 2^51 (the default rounding of an add). */
+static inline int cd__rint(double v)
+{
+    const double magic = 6755399441055744.0; /* 1.5 * 2^52 */
+    return (int)((v + magic) - magic);
+}
+
+/* dst (3 channels) over the rectangle [x0, x1) x [y0, y1) of it = the
+ * view sampled bilinearly through the inverse of hinv (view pixel -> dst
+ * pixel), outside the view black, then white-balanced through lut when
+ * given.  What vis_warp_perspective(src, hinv, ..., VIS_INTER_LINEAR,
+ * black) gives there, byte for byte, for an affine hinv; false for
+ * another (the caller falls back to it). */
+static bool cd__warp(const vis_cards *c, const vis_image *src, vis_homography hinv, vis_image *dst,
+                     int x0, int y0, int x1, int y1, unsigned char lut[3][256])
+{
+    const double *S = hinv.m;
+    /* OpenCV's inverse of a 3 x 3 (its own formula: the same doubles) */
+    double det = S[0] * (S[4] * S[8] - S[5] * S[7]) - S[1] * (S[3] * S[8] - S[5] * S[6]) +
+                 S[2] * (S[3] * S[7] - S[4] * S[6]);
+    if (det == 0 || src->channels != 3 || dst->channels != 3)
+        return false;
+    double id = 1. / det, M[9];
+    M[0] = (S[4] * S[8] - S[5] * S[7]) * id;
+    M[1] = (S[2] * S[7] - S[1] * S[8]) * id;
+    M[2] = (S[1] * S[5] - S[2] * S[4]) * id;
+    M[3] = (S[5] * S[6] - S[3] * S[8]) * id;
+    M[4] = (S[0] * S[8] - S[2] * S[6]) * id;
+    M[5] = (S[2] * S[3] - S[0] * S[5]) * id;
+    M[6] = (S[3] * S[7] - S[4] * S[6]) * id;
+    M[7] = (S[1] * S[6] - S[0] * S[7]) * id;
+    M[8] = (S[0] * S[4] - S[1] * S[3]) * id;
+    if (M[6] != 0 || M[7] != 0 || M[8] == 0)
+        return false;
+    /* the sample's position in 1/32 pixel: (X0 + M0 x1) 32 / M8 per pixel,
+     * X0 at the start of each 64-pixel block of the row, as OpenCV's
+     * blocks compute it; clamped to ints, as it clamps */
+    const double W = 32.0 / M[8];
+    const int sw = src->width, sh = src->height;
+    const size_t sstride = (size_t)src->stride;
+    const unsigned char *sd = src->data;
+    const unsigned w1 = (unsigned)(sw > 1 ? sw - 1 : 0), h1 = (unsigned)(sh > 1 ? sh - 1 : 0);
+    x0 = x0 < 0 ? 0 : x0;
+    y0 = y0 < 0 ? 0 : y0;
+    x1 = x1 > dst->width ? dst->width : x1;
+    y1 = y1 > dst->height ? dst->height : y1;
+    for (int y = y0; y < y1; y++) {
+        unsigned char *d = dst->data + (size_t)y * dst->stride + 3 * (size_t)x0;
+        int xb = -1;
+        double X0 = 0, Y0 = 0;
+        for (int x = x0; x < x1; x++, d += 3) {
+            if ((x & ~63) != xb) {
+                xb = x & ~63;
+                X0 = M[0] * xb + M[1] * y + M[2];
+                Y0 = M[3] * xb + M[4] * y + M[5];
+            }
+            int xi = x - xb;
+            double fX = (X0 + M[0] * xi) * W, fY = (Y0 + M[3] * xi) * W;
+            fX = fX < -2147483648.0 ? -2147483648.0 : fX > 2147483647.0 ? 2147483647.0 : fX;
+            fY = fY < -2147483648.0 ? -2147483648.0 : fY > 2147483647.0 ? 2147483647.0 : fY;
+            int X = cd__rint(fX), Y = cd__rint(fY);
+            int sx = X >> 5, sy = Y >> 5;
+            sx = sx < -32768 ? -32768 : sx > 32767 ? 32767 : sx;
+            sy = sy < -32768 ? -32768 : sy > 32767 ? 32767 : sy;
+            const short *wt = c->wtab + 4 * ((Y & 31) * 32 + (X & 31));
+            if ((unsigned)sx < w1 && (unsigned)sy < h1) {
+                const unsigned char *p = sd + (size_t)sy * sstride + 3 * (size_t)sx;
+                const unsigned char *q = p + sstride;
+                const int a = wt[0], b = wt[1], e = wt[2], f = wt[3];
+                d[0] = (unsigned char)((p[0] * a + p[3] * b + q[0] * e + q[3] * f + (1 << 14)) >> 15);
+                d[1] = (unsigned char)((p[1] * a + p[4] * b + q[1] * e + q[4] * f + (1 << 14)) >> 15);
+                d[2] = (unsigned char)((p[2] * a + p[5] * b + q[2] * e + q[5] * f + (1 << 14)) >> 15);
+            } else if (sx >= sw || sx + 1 < 0 || sy >= sh || sy + 1 < 0) {
+                d[0] = d[1] = d[2] = 0;
+            } else {
+                /* on the view's border: what lies outside is black */
+                bool in[4] = {sx >= 0 && sy >= 0, sx + 1 < sw && sy >= 0, sx >= 0 && sy + 1 < sh,
+                              sx + 1 < sw && sy + 1 < sh};
+                for (int k = 0; k < 3; k++) {
+                    int v[4];
+                    for (int t = 0; t < 4; t++)
+                        v[t] = in[t] ? sd[(size_t)(sy + (t >> 1)) * sstride +
+                                          3 * (size_t)(sx + (t & 1)) + k]
+                                     : 0;
+                    int r = (v[0] * wt[0] + v[1] * wt[1] + v[2] * wt[2] + v[3] * wt[3] +
+                             (1 << 14)) >> 15;
+                    d[k] = (unsigned char)(r < 0 ? 0 : r > 255 ? 255 : r);
+                }
+            }
+            if (lut) {
+                d[0] = lut[0][d[0]];
+                d[1] = lut[1][d[1]];
+                d[2] = lut[2][d[2]];
+            }
+        }
+    }
+    return true;
+}
+
 int vis_cards_new(double card_w_mm, double card_h_mm, vis_cards **out, base_err *err)
 {
     vis_cards *c;
@@ -157,6 +314,7 @@ int vis_cards_new(double card_w_mm, double card_h_mm, vis_cards **out, base_err 
         return base_err_set(err, BASE_ENOMEM, "vis_cards_new: out of memory");
     c->cw = card_w_mm < card_h_mm ? card_w_mm : card_h_mm;
     c->ch = card_w_mm < card_h_mm ? card_h_mm : card_w_mm;
+    cd__warp_table(c->wtab);
     *out = c;
     return 0;
 }
@@ -1370,16 +1528,28 @@ static int cd__refine(const vis_cards *c, const vis_image *top, const vis_view *
     a.m[6] = 0;
     a.m[7] = 0;
     a.m[8] = 1;
-    if (vis_homography_invert(a, &inv, NULL) != 0 ||
-        vis_warp_perspective(top, inv, w, h, VIS_INTER_LINEAR, vis_grey(0), &img, NULL) != 0)
+    int ya = (int)((M + 0.25 * c->ch) * P), yb = (int)((M + 0.75 * c->ch) * P);
+    int xa = (int)((M + 0.25 * c->cw) * P), xb = (int)((M + 0.75 * c->cw) * P);
+    if (vis_homography_invert(a, &inv, NULL) != 0)
         return 0;
+    /* Only the middle half of each side is looked at: the rows ya..yb
+     * across, the columns xa..xb down (and their neighbours), a third of
+     * the cut less. */
+    if (vis_image_new(w, h, 3, &img, NULL) != 0)
+        return 0;
+    if (!cd__warp(c, top, inv, img, 0, ya, w, yb + 1, NULL) ||
+        !cd__warp(c, top, inv, img, xa, 0, xb + 1, ya, NULL) ||
+        !cd__warp(c, top, inv, img, xa, yb + 1, xb + 1, h, NULL)) {
+        vis_image_free(img);
+        img = NULL;
+        if (vis_warp_perspective(top, inv, w, h, VIS_INTER_LINEAR, vis_grey(0), &img, NULL) != 0)
+            return 0;
+    }
     double *col = calloc((size_t)w + (size_t)h, sizeof *col), *row = col + w;
     if (!col) {
         vis_image_free(img);
         return 0;
     }
-    int ya = (int)((M + 0.25 * c->ch) * P), yb = (int)((M + 0.75 * c->ch) * P);
-    int xa = (int)((M + 0.25 * c->cw) * P), xb = (int)((M + 0.75 * c->cw) * P);
 #define CD__G(xx, yy) (img->data[(size_t)(yy) * img->stride + 3 * (size_t)(xx)] + img->data[(size_t)(yy) * img->stride + 3 * (size_t)(xx) + 1] + img->data[(size_t)(yy) * img->stride + 3 * (size_t)(xx) + 2])
     for (int y = ya; y <= yb; y++)
         for (int x = 1; x < w - 1; x++)
@@ -1449,9 +1619,26 @@ static int cd__cut(const vis_cards *c, const vis_image *top, const vis_view *vw,
     a.m[8] = 1;
     if ((rc = vis_homography_invert(a, &inv, err)) != 0)
         return rc;
-    if ((rc = vis_warp_perspective(top, inv, p->w, p->h, VIS_INTER_LINEAR, vis_grey(0), &p->img,
-                                   err)) != 0)
+    /* white-balanced as it is cut */
+    unsigned char lut[3][256];
+    cd__gain_lut(vw, lut);
+    if ((rc = vis_image_new(p->w, p->h, 3, &p->img, err)) != 0)
         return rc;
+    if (!cd__warp(c, top, inv, p->img, 0, 0, p->w, p->h, lut)) {
+        vis_image_free(p->img);
+        p->img = NULL;
+        if ((rc = vis_warp_perspective(top, inv, p->w, p->h, VIS_INTER_LINEAR, vis_grey(0),
+                                       &p->img, err)) != 0)
+            return rc;
+        for (int y = 0; y < p->h; y++) {
+            unsigned char *r = p->img->data + (size_t)y * p->img->stride;
+            for (int x = 0; x < p->w; x++) {
+                r[3 * x] = lut[0][r[3 * x]];
+                r[3 * x + 1] = lut[1][r[3 * x + 1]];
+                r[3 * x + 2] = lut[2][r[3 * x + 2]];
+            }
+        }
+    }
     size_t n = (size_t)p->w * p->h;
     /* (cd__ink writes every pixel of both) */
     p->ink = malloc(n);
@@ -1460,17 +1647,6 @@ static int cd__cut(const vis_cards *c, const vis_image *top, const vis_view *vw,
     p->pix = malloc(n * sizeof *p->pix);
     if (!p->ink || !p->sc || !p->lab || !p->pix)
         return base_err_set(err, BASE_ENOMEM, "vis_cards: out of memory");
-    /* white balance in place */
-    unsigned char lut[3][256];
-    cd__gain_lut(vw, lut);
-    for (int y = 0; y < p->h; y++) {
-        unsigned char *r = p->img->data + (size_t)y * p->img->stride;
-        for (int x = 0; x < p->w; x++) {
-            r[3 * x] = lut[0][r[3 * x]];
-            r[3 * x + 1] = lut[1][r[3 * x + 1]];
-            r[3 * x + 2] = lut[2][r[3 * x + 2]];
-        }
-    }
     return 0;
 }
 
