@@ -456,6 +456,14 @@ static int cd__det_make(const vis_image *top, const vis_view *vw, cd__det *d, ba
      * the compiler reload them per pixel) */
     const int w = d->w, h = d->h;
     const double *txs = d->tx, mat_w = vw->mat_w;
+    /* (tx grows with x: a clear row's clear pixels are one span xa..xb,
+     * the same for every row; the exact test only outside it) */
+    int xa0 = 0, xb0;
+    while (xa0 < w && !(txs[xa0] > 1))
+        xa0++;
+    xb0 = xa0;
+    while (xb0 < w && txs[xb0] < mat_w - 1)
+        xb0++;
     for (int y = 0; y < h; y++) {
         const unsigned char *s = src->data + (size_t)y * src->stride;
         unsigned char *o = d->rgb + (size_t)y * w * 3, *om = d->onmat + (size_t)y * w;
@@ -468,16 +476,7 @@ static int cd__det_make(const vis_image *top, const vis_view *vw, cd__det *d, ba
          * play area's edges and its corner markers */
         double ty = d->ty[y], mk = vw->marker_mm > 0 ? vw->marker_mm : 0;
         bool row_clear = ty > mk + 1 && ty < vw->mat_h - mk - 1;
-        /* (tx grows with x: a clear row's clear pixels are one span xa..xb,
-         * the exact test only outside it) */
-        int xa = 0, xb = 0;
-        if (row_clear) {
-            while (xa < w && !(txs[xa] > 1))
-                xa++;
-            xb = xa;
-            while (xb < w && txs[xb] < mat_w - 1)
-                xb++;
-        }
+        int xa = row_clear ? xa0 : 0, xb = row_clear ? xb0 : 0;
         /* (the tests on y once per row: the rows of the margins and of
          * the markers' bands, tested pixel by pixel, are a fifth of the
          * survey's view) */
@@ -1151,6 +1150,15 @@ typedef struct cd__grid {
 
 static double cd__wrap(double a, double p) { return a - p * floor(a / p); }
 
+/* floor(z) as an int, for |z| < 2^31: the truncation, less one below a
+ * negative fraction (fewer instructions than floor's own, in the loops
+ * over every pixel of the view) */
+static inline int cd__ifloor(double z)
+{
+    int i = (int)z;
+    return i - (z < (double)i);
+}
+
 /* The grid's rotation modulo 90 degrees: the angle at which the
  * silhouette's outline pixels, projected on the two axes, pile up in the
  * fewest bins (straight card edges on the grid's lines).  Pixel-level
@@ -1312,8 +1320,8 @@ static double cd__fill_ambiguity(const cd__det *d, double ca, double sa, double 
                     kv = kk[2 * np + 1];
                 } else {
                     double tx = d->x0 + (x + 0.5) * step, ty = d->y0 + (y + 0.5) * step;
-                    ku = (int)floor((tx * ca + ty * sa - phu) / pu);
-                    kv = (int)floor((-tx * sa + ty * ca - phv) / pv);
+                    ku = cd__ifloor((tx * ca + ty * sa - phu) / pu);
+                    kv = cd__ifloor((-tx * sa + ty * ca - phv) / pv);
                 }
                 if (pass == 0 && kk && np < cap) {
                     kk[2 * np] = ku;
@@ -1396,6 +1404,19 @@ static void cd__grid_fit(vis_cards *c, const cd__det *d, cd__grid *g, double for
         for (int y = 1; y < d->h - 1; y++)
             for (int x = 1; x < d->w - 1; x++) {
                 const unsigned char *m = d->mask + y * d->w + x;
+                /* (eight pixels at a time where none of them nor their
+                 * neighbours is in the mask: most of the view) */
+                if (x + 8 < d->w) {
+                    uint64_t q0, q1, q2, q3;
+                    memcpy(&q0, m - 1, 8);
+                    memcpy(&q1, m + 1, 8);
+                    memcpy(&q2, m - d->w, 8);
+                    memcpy(&q3, m + d->w, 8);
+                    if (!(q0 | q1 | q2 | q3)) {
+                        x += 7;
+                        continue;
+                    }
+                }
                 int gx = m[1] - m[-1], gy = m[d->w] - m[-d->w];
                 /* (off the outline and outside the silhouette a pixel
                  * adds nothing: most of the view) */
@@ -1420,12 +1441,13 @@ static void cd__grid_fit(vis_cards *c, const cd__det *d, cd__grid *g, double for
                         int a = CD__BR(xa, ya), b = CD__BR(xb, yb);
                         int cc = CD__BR(xc, yc), dd = CD__BR(xd, yd);
 #undef CD__BR
-                        ru = fmin(a, b) - c0;
-                        rv = fmin(cc, dd) - c0;
+                        /* (whole numbers: fmin's library call not needed) */
+                        ru = (a < b ? a : b) - c0;
+                        rv = (cc < dd ? cc : dd) - c0;
                     }
                 }
-                ru = ru > 12 ? fmin(ru, cap) : 0;
-                rv = rv > 12 ? fmin(rv, cap) : 0;
+                ru = ru > 12 ? (ru < cap ? ru : cap) : 0;
+                rv = rv > 12 ? (rv < cap ? rv : cap) : 0;
                 /* (adding 0 to the non-negative sums changes nothing) */
                 if (!gx && !gy && ru == 0 && rv == 0)
                     continue;
@@ -3274,8 +3296,8 @@ static int cd__read_cells(vis_cards *c, const vis_image *top, const vis_view *vw
         for (int x = 0; x < d.w; x++)
             if (d.mask[y * d.w + x]) {
                 double tx = d.x0 + (x + 0.5) * step, ty = d.y0 + (y + 0.5) * step;
-                int ku = (int)floor((tx * ca + ty * sa - g.phu) * ipu);
-                int kv = (int)floor((-tx * sa + ty * ca - g.phv) * ipv);
+                int ku = cd__ifloor((tx * ca + ty * sa - g.phu) * ipu);
+                int kv = cd__ifloor((-tx * sa + ty * ca - g.phv) * ipv);
                 kumin = ku < kumin ? ku : kumin;
                 kumax = ku > kumax ? ku : kumax;
                 kvmin = kv < kvmin ? kv : kvmin;
@@ -3298,7 +3320,7 @@ static int cd__read_cells(vis_cards *c, const vis_image *top, const vis_view *vw
         double u = tx0 * ca + ty * sa - g.phu, v = -tx0 * sa + ty * ca - g.phv;
         double du = ca * step, dv = -sa * step;
         for (int x = 0; x < d.w; x++, u += du, v += dv) {
-            int ku = (int)floor(u * ipu), kv = (int)floor(v * ipv);
+            int ku = cd__ifloor(u * ipu), kv = cd__ifloor(v * ipv);
             if (ku < kumin || ku > kumax || kv < kvmin || kv > kvmax)
                 continue;
             double fu = u - ku * g.pu, fv = v - kv * g.pv;
