@@ -877,6 +877,33 @@ static void cd__mask(vis_cards *c, cd__det *d, const vis_view *vw, bool learn)
     free(gm);
 }
 
+/* Whether the eight bytes of m from i (i + 8 <= n) are all 0: the loops
+ * over the view's pixels that look for mask pass over the mat eight
+ * pixels at a time. */
+static inline bool cd__zero8(const unsigned char *m, int i, int n)
+{
+    uint64_t q;
+    if (i + 8 > n)
+        return false;
+    memcpy(&q, m + i, 8);
+    return q == 0;
+}
+
+/* The sum of n bytes that are 0 or 1 (eight at a time: a word's bytes
+ * summed by one multiply). */
+static int cd__count01(const unsigned char *m, int n)
+{
+    int i = 0, c = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t q;
+        memcpy(&q, m + i, 8);
+        c += (int)((q * 0x0101010101010101u) >> 56);
+    }
+    for (; i < n; i++)
+        c += m[i];
+    return c;
+}
+
 /* One 3x3 erosion (erode) or dilation of the mask, as a row pass and a
  * column pass (outside the view counts as 0). */
 /* o = a op b op c over n bytes, eight at a time (the mask is 0/1 bytes, so
@@ -1021,6 +1048,10 @@ static void cd__glare(cd__det *d)
         return;
     }
     for (int i0 = 0; i0 < w * h; i0++) {
+        if (cd__zero8(d->mask, i0, w * h)) {
+            i0 += 7;
+            continue;
+        }
         if (!d->mask[i0] || seen[i0])
             continue;
         int nring = 0, nbright = 0;
@@ -1094,8 +1125,7 @@ static void cd__open(cd__det *d, bool holes)
     /* (the planes in locals: a byte store through d would reload them) */
     unsigned char *mask = d->mask;
     const unsigned char *edge = d->edge;
-    for (int i = 0, n = d->w * d->h; i < n; i++)
-        mask[i] |= edge[i];
+    cd__combine3(mask, mask, mask, edge, d->w * d->h, false);
     cd__morph1(d, t, false);
     cd__morph1(d, t, true);
     /* Holes: the rim of a dark pip blurs through mat-like colours, so the
@@ -1115,6 +1145,17 @@ static void cd__open(cd__det *d, bool holes)
          * are mat-like); specks in a noisy patch of mask are not. */
         int minhole = (int)(8 * d->ppm * d->ppm) + 1;
         for (int i0 = 0; i0 < w * h; i0++) {
+            /* (eight at a time where all are mask or outside) */
+            if (i0 + 8 <= w * h) {
+                uint64_t q, r;
+                memcpy(&q, d->mask + i0, 8);
+                memcpy(&r, t + i0, 8);
+                q |= r;
+                if (!((q - 0x0101010101010101u) & ~q & 0x8080808080808080u)) {
+                    i0 += 7;
+                    continue;
+                }
+            }
             if (d->mask[i0] || t[i0])
                 continue;
             nr = 0;
@@ -1133,10 +1174,7 @@ static void cd__open(cd__det *d, bool holes)
     cd__morph1(d, t, false);
     cd__morph1(d, t, false);
     free(t);
-    int nmask = 0;
-    for (int i = 0; i < w * h; i++)
-        nmask += mask[i];
-    d->nmask = nmask;
+    d->nmask = cd__count01(mask, w * h);
 }
 
 /* ---- the grid ---- */
@@ -3722,6 +3760,10 @@ static void cd__hand(const vis_cards *c, cd__det *d, const vis_view *vw, vis_sur
         return;
     }
     for (int i0 = 0; i0 < w * h; i0++) {
+        if (cd__zero8(d->mask, i0, w * h)) {
+            i0 += 7;
+            continue;
+        }
         if (!d->mask[i0] || seen[i0])
             continue;
         int nforeign = 0;
