@@ -1721,29 +1721,33 @@ static const unsigned char *cd__px(const cd__patch *p, int x, int y)
 static void cd__ink(cd__patch *p, double *paper_frac, double *paper_sat)
 {
     int hist[766] = {0}, n = 0, b = (int)(4 * CD__PPM), w = p->w, h = p->h;
-    for (int y = b; y < h - b; y++) {
-        const unsigned char *r = cd__px(p, 0, y);
-        for (int x = b; x < w - b; x++) {
-            hist[r[3 * x] + r[3 * x + 1] + r[3 * x + 2]]++;
-            n++;
-        }
-    }
-    int want = n / 5, acc = 0, thr = 765;
-    while (thr > 0 && acc + hist[thr] < want)
-        acc += hist[thr--];
-    int64_t s[3] = {0, 0, 0}; /* (whole: exact, as the doubles were) */
-    int m = 0;
+    /* each brightness's pixels counted and their channels summed in one
+     * pass: the brightest fifth's sums are then those of the top levels
+     * (whole numbers: exact, as the doubles were) */
+    int lsum[766][3];
+    memset(lsum, 0, sizeof lsum);
     for (int y = b; y < h - b; y++) {
         const unsigned char *r = cd__px(p, 0, y);
         for (int x = b; x < w - b; x++) {
             const unsigned char *q = r + 3 * x;
-            if (q[0] + q[1] + q[2] >= thr) {
-                s[0] += q[0];
-                s[1] += q[1];
-                s[2] += q[2];
-                m++;
-            }
+            int v = q[0] + q[1] + q[2];
+            hist[v]++;
+            lsum[v][0] += q[0];
+            lsum[v][1] += q[1];
+            lsum[v][2] += q[2];
         }
+        n += w - 2 * b > 0 ? w - 2 * b : 0;
+    }
+    int want = n / 5, acc = 0, thr = 765;
+    while (thr > 0 && acc + hist[thr] < want)
+        acc += hist[thr--];
+    int64_t s[3] = {0, 0, 0};
+    int m = 0;
+    for (int v = thr; v < 766; v++) {
+        s[0] += lsum[v][0];
+        s[1] += lsum[v][1];
+        s[2] += lsum[v][2];
+        m += hist[v];
     }
     for (int k = 0; k < 3; k++)
         p->paper[k] = m ? (double)s[k] / m : 0;
@@ -1947,9 +1951,14 @@ static void cd__ink(cd__patch *p, double *paper_frac, double *paper_sat)
         }
     }
     unsigned char *pink = p->ink;
-    for (int i = 0; i < w * h; i++)
+    for (int i = 0; i < w * h; i++) {
+        if (cd__zero8(mark, i, w * h)) {
+            i += 7;
+            continue;
+        }
         if (mark[i])
             pink[i] = 2;
+    }
     free(act);
     free(mark);
     free(cnt);
@@ -1967,6 +1976,10 @@ static void cd__blobs(cd__patch *p)
     const int off[9] = {-w - 1, -w, -w + 1, -1, 0, 1, w - 1, w, w + 1};
     memset(lab, 0xff, sizeof *lab * (size_t)n); /* -1 */
     for (int i = 0; i < n; i++) {
+        if (cd__zero8(ink, i, n)) {
+            i += 7;
+            continue;
+        }
         if (ink[i] != 1 || lab[i] >= 0 || nblobs >= CD__MAXBLOB)
             continue;
         cd__blob *bl = &p->blobs[nblobs];
@@ -2046,14 +2059,16 @@ static int cd__drop_edge_blobs(cd__patch *p)
     }
     int *lab = p->lab;
     unsigned char *ink = p->ink;
-    for (int i = 0, n = p->w * p->h; i < n; i++)
-        if (lab[i] >= 0) {
-            lab[i] = map[lab[i]];
-            if (lab[i] < 0)
-                ink[i] = 2;
-            else
-                nink += ink[i] == 1;
-        }
+    /* (every labelled pixel is in the blobs' lists, once: those, not the
+     * whole patch) */
+    for (int t = 0; t < p->npix; t++) {
+        int i = p->pix[t];
+        lab[i] = map[lab[i]];
+        if (lab[i] < 0)
+            ink[i] = 2;
+        else
+            nink += ink[i] == 1;
+    }
     p->nblobs = keep;
     return nink;
 }
