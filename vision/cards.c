@@ -73,6 +73,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #define CD__PI 3.14159265358979323846
 #define CD__SPPM 1.0   /* the detection view, px/mm */
@@ -116,8 +119,10 @@ struct vis_cards {
     bool have_mat; /* the mat's model, from the last survey */
     cd__mat mat;
     /* bilinear weights by the sample's fraction (32 x 32 steps), plus the
-     * slack their making reads past the end (see cd__warp_table) */
+     * slack their making reads past the end (see cd__warp_table); and
+     * each fraction's weights laid out for cd__warp's SSE2 sums */
     short wtab[32 * 32 * 4 + 4];
+    short wtab8[32 * 32 * 8];
 };
 
 typedef struct cd__blob {
@@ -232,67 +237,151 @@ static bool cd__warp(const vis_cards *c, const vis_image *src, vis_homography hi
     if (M[6] != 0 || M[7] != 0 || M[8] == 0)
         return false;
     /* the sample's position in 1/32 pixel: (X0 + M0 x1) 32 / M8 per pixel,
-     * X0 at the start of each 64-pixel block of the row, as OpenCV's
-     * blocks compute it; clamped to ints, as it clamps */
+     * X0 at the start of each block of the row, as OpenCV's blocks compute
+     * it; clamped to ints, as it clamps (two pixels at a time where no
+     * clamp can act) */
     const double W = 32.0 / M[8];
     const int sw = src->width, sh = src->height;
     const size_t sstride = (size_t)src->stride;
-    const unsigned char *sd = src->data;
+    const unsigned char *sd = src->data, *send = sd + sstride * (size_t)(sh - 1) + 3 * (size_t)sw;
     const unsigned w1 = (unsigned)(sw > 1 ? sw - 1 : 0), h1 = (unsigned)(sh > 1 ? sh - 1 : 0);
     x0 = x0 < 0 ? 0 : x0;
     y0 = y0 < 0 ? 0 : y0;
     x1 = x1 > dst->width ? dst->width : x1;
     y1 = y1 > dst->height ? dst->height : y1;
+    typedef double cd__v2d __attribute__((vector_size(16)));
+    typedef int cd__v2i __attribute__((vector_size(8)));
+    const double magic = 6755399441055744.0; /* 1.5 * 2^52: see cd__rint */
+    /* OpenCV's block width: 1024 pixels a block, 16 rows high (fewer in a
+     * shorter image) */
+    const int bh0 = dst->height < 16 ? dst->height : 16;
+    const int bw0 = 1024 / bh0 < dst->width ? 1024 / bh0 : dst->width;
+    int *XY = malloc(sizeof *XY * 2 * (size_t)bw0);
+    if (!XY)
+        return false;
     for (int y = y0; y < y1; y++) {
         unsigned char *d = dst->data + (size_t)y * dst->stride + 3 * (size_t)x0;
-        int xb = -1;
-        double X0 = 0, Y0 = 0;
-        for (int x = x0; x < x1; x++, d += 3) {
-            if ((x & ~63) != xb) {
-                xb = x & ~63;
-                X0 = M[0] * xb + M[1] * y + M[2];
-                Y0 = M[3] * xb + M[4] * y + M[5];
-            }
-            int xi = x - xb;
-            double fX = (X0 + M[0] * xi) * W, fY = (Y0 + M[3] * xi) * W;
-            fX = fX < -2147483648.0 ? -2147483648.0 : fX > 2147483647.0 ? 2147483647.0 : fX;
-            fY = fY < -2147483648.0 ? -2147483648.0 : fY > 2147483647.0 ? 2147483647.0 : fY;
-            int X = cd__rint(fX), Y = cd__rint(fY);
-            int sx = X >> 5, sy = Y >> 5;
-            sx = sx < -32768 ? -32768 : sx > 32767 ? 32767 : sx;
-            sy = sy < -32768 ? -32768 : sy > 32767 ? 32767 : sy;
-            const short *wt = c->wtab + 4 * ((Y & 31) * 32 + (X & 31));
-            if ((unsigned)sx < w1 && (unsigned)sy < h1) {
-                const unsigned char *p = sd + (size_t)sy * sstride + 3 * (size_t)sx;
-                const unsigned char *q = p + sstride;
-                const int a = wt[0], b = wt[1], e = wt[2], f = wt[3];
-                d[0] = (unsigned char)((p[0] * a + p[3] * b + q[0] * e + q[3] * f + (1 << 14)) >> 15);
-                d[1] = (unsigned char)((p[1] * a + p[4] * b + q[1] * e + q[4] * f + (1 << 14)) >> 15);
-                d[2] = (unsigned char)((p[2] * a + p[5] * b + q[2] * e + q[5] * f + (1 << 14)) >> 15);
-            } else if (sx >= sw || sx + 1 < 0 || sy >= sh || sy + 1 < 0) {
-                d[0] = d[1] = d[2] = 0;
+        for (int xs = x0; xs < x1;) {
+            /* the span of a 64-pixel block: its positions first */
+            const int xb = xs / bw0 * bw0, xe = xb + bw0 < x1 ? xb + bw0 : x1, n = xe - xs;
+            const double X0 = M[0] * xb + M[1] * y + M[2], Y0 = M[3] * xb + M[4] * y + M[5];
+            /* (both ends within 2^20 / 32 pixels: no clamp can act in
+             * between, the positions being monotonic along the row) */
+            double ea = (X0 + M[0] * (xs - xb)) * W, eb = (X0 + M[0] * (xe - 1 - xb)) * W;
+            double fa = (Y0 + M[3] * (xs - xb)) * W, fb = (Y0 + M[3] * (xe - 1 - xb)) * W;
+            const double lim = 1048576.0;
+            const bool safe = fabs(ea) < lim && fabs(eb) < lim && fabs(fa) < lim && fabs(fb) < lim;
+            if (safe) {
+                const cd__v2d vX0 = {X0, X0}, vY0 = {Y0, Y0}, vM0 = {M[0], M[0]},
+                              vM3 = {M[3], M[3]}, vW = {W, W}, vmg = {magic, magic};
+                int k = 0;
+                for (; k + 2 <= n; k += 2) {
+                    const cd__v2d xi = {(double)(xs - xb + k), (double)(xs - xb + k + 1)};
+                    cd__v2d fX = (vX0 + vM0 * xi) * vW, fY = (vY0 + vM3 * xi) * vW;
+                    fX = (fX + vmg) - vmg;
+                    fY = (fY + vmg) - vmg;
+                    cd__v2i iX = __builtin_convertvector(fX, cd__v2i);
+                    cd__v2i iY = __builtin_convertvector(fY, cd__v2i);
+                    XY[2 * k] = iX[0];
+                    XY[2 * k + 1] = iY[0];
+                    XY[2 * k + 2] = iX[1];
+                    XY[2 * k + 3] = iY[1];
+                }
+                for (; k < n; k++) {
+                    int xi = xs - xb + k;
+                    XY[2 * k] = cd__rint((X0 + M[0] * xi) * W);
+                    XY[2 * k + 1] = cd__rint((Y0 + M[3] * xi) * W);
+                }
             } else {
-                /* on the view's border: what lies outside is black */
-                bool in[4] = {sx >= 0 && sy >= 0, sx + 1 < sw && sy >= 0, sx >= 0 && sy + 1 < sh,
-                              sx + 1 < sw && sy + 1 < sh};
-                for (int k = 0; k < 3; k++) {
-                    int v[4];
-                    for (int t = 0; t < 4; t++)
-                        v[t] = in[t] ? sd[(size_t)(sy + (t >> 1)) * sstride +
-                                          3 * (size_t)(sx + (t & 1)) + k]
-                                     : 0;
-                    int r = (v[0] * wt[0] + v[1] * wt[1] + v[2] * wt[2] + v[3] * wt[3] +
-                             (1 << 14)) >> 15;
-                    d[k] = (unsigned char)(r < 0 ? 0 : r > 255 ? 255 : r);
+                for (int k = 0; k < n; k++) {
+                    int xi = xs - xb + k;
+                    double fX = (X0 + M[0] * xi) * W, fY = (Y0 + M[3] * xi) * W;
+                    fX = fX < -2147483648.0 ? -2147483648.0 : fX > 2147483647.0 ? 2147483647.0 : fX;
+                    fY = fY < -2147483648.0 ? -2147483648.0 : fY > 2147483647.0 ? 2147483647.0 : fY;
+                    XY[2 * k] = cd__rint(fX);
+                    XY[2 * k + 1] = cd__rint(fY);
                 }
             }
-            if (lut) {
-                d[0] = lut[0][d[0]];
-                d[1] = lut[1][d[1]];
-                d[2] = lut[2][d[2]];
+            for (int k = 0; k < n; k++, d += 3) {
+                const int X = XY[2 * k], Y = XY[2 * k + 1];
+                int sx = X >> 5, sy = Y >> 5;
+                if (!safe) {
+                    sx = sx < -32768 ? -32768 : sx > 32767 ? 32767 : sx;
+                    sy = sy < -32768 ? -32768 : sy > 32767 ? 32767 : sy;
+                }
+                const short *wt = c->wtab + 4 * ((Y & 31) * 32 + (X & 31));
+                if ((unsigned)sx < w1 && (unsigned)sy < h1) {
+                    const unsigned char *p = sd + (size_t)sy * sstride + 3 * (size_t)sx;
+                    const unsigned char *q = p + sstride;
+#ifdef __SSE2__
+                    /* (eight bytes read from each row: not past the view's
+                     * last byte) */
+                    if (q + 8 <= send) {
+                        __m128i z = _mm_setzero_si128();
+                        __m128i pv = _mm_unpacklo_epi8(_mm_loadl_epi64((const __m128i *)p), z);
+                        __m128i qv = _mm_unpacklo_epi8(_mm_loadl_epi64((const __m128i *)q), z);
+                        /* b0 qb0 g0 qg0 r0 qr0 b1 qb1 | g1 qg1 r1 qr1 ... */
+                        __m128i lo = _mm_unpacklo_epi16(pv, qv), hi = _mm_unpackhi_epi16(pv, qv);
+                        __m128i wv = _mm_loadu_si128((const __m128i *)(c->wtab8 +
+                                                                       8 * ((Y & 31) * 32 + (X & 31))));
+                        __m128i s1 = _mm_madd_epi16(lo, wv);
+                        /* (the right pair b f for the last two channels) */
+                        __m128i s2 = _mm_madd_epi16(hi, _mm_shuffle_epi32(wv, 0xff));
+                        /* left pairs + right pairs, channel by channel */
+                        __m128i sum = _mm_add_epi32(s1, _mm_or_si128(_mm_srli_si128(s1, 12),
+                                                                     _mm_slli_si128(s2, 4)));
+                        sum = _mm_srli_epi32(_mm_add_epi32(sum, _mm_set1_epi32(1 << 14)), 15);
+                        sum = _mm_packs_epi32(sum, sum);
+                        uint32_t v = (uint32_t)_mm_cvtsi128_si32(_mm_packus_epi16(sum, sum));
+                        d[0] = (unsigned char)v;
+                        d[1] = (unsigned char)(v >> 8);
+                        d[2] = (unsigned char)(v >> 16);
+                        goto balance;
+                    }
+#endif
+                    /* blue and red in the two halves of one 64-bit sum (each
+                     * below 2^24: the weights are whole and 2^15 in all) */
+                    const uint64_t wa = (uint16_t)wt[0], wb = (uint16_t)wt[1],
+                                   we = (uint16_t)wt[2], wf = (uint16_t)wt[3];
+                    uint64_t br = ((uint64_t)p[0] | (uint64_t)p[2] << 32) * wa +
+                                  ((uint64_t)p[3] | (uint64_t)p[5] << 32) * wb +
+                                  ((uint64_t)q[0] | (uint64_t)q[2] << 32) * we +
+                                  ((uint64_t)q[3] | (uint64_t)q[5] << 32) * wf +
+                                  ((uint64_t)1 << 14 | (uint64_t)1 << 46);
+                    uint32_t g = (uint32_t)(p[1] * wa + p[4] * wb + q[1] * we + q[4] * wf + (1 << 14));
+                    d[0] = (unsigned char)(br >> 15);
+                    d[1] = (unsigned char)(g >> 15);
+                    d[2] = (unsigned char)(br >> 47);
+                } else if (sx >= sw || sx + 1 < 0 || sy >= sh || sy + 1 < 0) {
+                    d[0] = d[1] = d[2] = 0;
+                } else {
+                    /* on the view's border: what lies outside is black */
+                    bool in[4] = {sx >= 0 && sy >= 0, sx + 1 < sw && sy >= 0,
+                                  sx >= 0 && sy + 1 < sh, sx + 1 < sw && sy + 1 < sh};
+                    for (int ch = 0; ch < 3; ch++) {
+                        int v[4];
+                        for (int t = 0; t < 4; t++)
+                            v[t] = in[t] ? sd[(size_t)(sy + (t >> 1)) * sstride +
+                                              3 * (size_t)(sx + (t & 1)) + ch]
+                                         : 0;
+                        int r = (v[0] * wt[0] + v[1] * wt[1] + v[2] * wt[2] + v[3] * wt[3] +
+                                 (1 << 14)) >> 15;
+                        d[ch] = (unsigned char)(r < 0 ? 0 : r > 255 ? 255 : r);
+                    }
+                }
+#ifdef __SSE2__
+            balance:
+#endif
+                if (lut) {
+                    d[0] = lut[0][d[0]];
+                    d[1] = lut[1][d[1]];
+                    d[2] = lut[2][d[2]];
+                }
             }
+            xs = xe;
         }
     }
+    free(XY);
     return true;
 }
 
@@ -315,6 +404,18 @@ int vis_cards_new(double card_w_mm, double card_h_mm, vis_cards **out, base_err 
     c->cw = card_w_mm < card_h_mm ? card_w_mm : card_h_mm;
     c->ch = card_w_mm < card_h_mm ? card_h_mm : card_w_mm;
     cd__warp_table(c->wtab);
+    /* (a e a e a e b f: the top row's left weight beside the bottom
+     * row's, three channels, then the right pair) */
+    for (int i = 0; i < 32 * 32; i++) {
+        const short *w = c->wtab + 4 * i;
+        short *o = c->wtab8 + 8 * i;
+        for (int k = 0; k < 3; k++) {
+            o[2 * k] = w[0];
+            o[2 * k + 1] = w[2];
+        }
+        o[6] = w[1];
+        o[7] = w[3];
+    }
     *out = c;
     return 0;
 }
