@@ -1303,7 +1303,7 @@ static inline int cd__ifloor(double z)
  * fewest bins (straight card edges on the grid's lines).  Pixel-level
  * edge directions would not do: a binary staircase votes for the pixel
  * axes. */
-static double cd__proj_score(const float *px, const float *py, int n, double ang, int *hist,
+static double cd__proj_score(const double *px, const double *py, int n, double ang, int *hist,
                              int nb, double lo, const float box[4])
 {
     double ca = cos(ang), sa = sin(ang), s = 0;
@@ -1321,6 +1321,7 @@ static double cd__proj_score(const float *px, const float *py, int n, double ang
         ra[1] = iv - 1 < ra[1] ? iv - 1 : ra[1];
         rb[1] = iv + 1 > rb[1] ? iv + 1 : rb[1];
     }
+    bool inside = ra[0] >= 0 && ra[1] >= 0 && rb[0] < nb && rb[1] < nb;
     for (int k = 0; k < 2; k++) {
         ra[k] = ra[k] < 0 ? 0 : ra[k];
         rb[k] = rb[k] > nb - 1 ? nb - 1 : rb[k];
@@ -1328,14 +1329,25 @@ static double cd__proj_score(const float *px, const float *py, int n, double ang
             memset(hist + k * nb + ra[k], 0, sizeof *hist * (size_t)(rb[k] - ra[k] + 1));
     }
     /* (whole counts: outline points come in runs on one bin, and an
-     * integer add waits less on the last one than a float add) */
-    for (int i = 0; i < n; i++) {
-        double u = px[i] * ca + py[i] * sa - lo, v = -px[i] * sa + py[i] * ca - lo;
-        int iu = (int)u, iv = (int)v;
-        if (iu >= 0 && iu < nb)
-            hist[iu]++;
-        if (iv >= 0 && iv < nb)
-            hist[nb + iv]++;
+     * integer add waits less on the last one than a float add; no bounds
+     * to test when the reachable bins lie in the histogram, as they do
+     * for the view's own points) */
+    if (inside) {
+        int *hv = hist + nb;
+        for (int i = 0; i < n; i++) {
+            double u = px[i] * ca + py[i] * sa - lo, v = -px[i] * sa + py[i] * ca - lo;
+            hist[(int)u]++;
+            hv[(int)v]++;
+        }
+    } else {
+        for (int i = 0; i < n; i++) {
+            double u = px[i] * ca + py[i] * sa - lo, v = -px[i] * sa + py[i] * ca - lo;
+            int iu = (int)u, iv = (int)v;
+            if (iu >= 0 && iu < nb)
+                hist[iu]++;
+            if (iv >= 0 && iv < nb)
+                hist[nb + iv]++;
+        }
     }
     for (int k = 0; k < 2; k++)
         for (int i = k * nb + ra[k]; i <= k * nb + rb[k]; i++)
@@ -1353,7 +1365,8 @@ static double cd__angle(const cd__det *d)
         }
     if (cap < 8)
         return 0;
-    float *px = malloc(sizeof *px * (size_t)cap), *py = malloc(sizeof *py * (size_t)cap);
+    /* (the points' floats held as doubles: the same values, converted once) */
+    double *px = malloc(sizeof *px * (size_t)cap), *py = malloc(sizeof *py * (size_t)cap);
     double diag = sqrt((double)w * w + (double)h * h) / d->ppm;
     int nb = (int)(2 * diag) + 4;
     int *hist = malloc(sizeof *hist * (size_t)nb * 2);
@@ -1368,12 +1381,13 @@ static double cd__angle(const cd__det *d)
         for (int x = 1; x < w - 1; x++) {
             const unsigned char *m = d->mask + y * w + x;
             if (m[0] && (!m[1] || !m[-1] || !m[w] || !m[-w])) {
-                px[n] = (float)((x + 0.5) / d->ppm);
-                py[n] = (float)((y + 0.5) / d->ppm);
-                box[0] = px[n] < box[0] ? px[n] : box[0];
-                box[1] = py[n] < box[1] ? py[n] : box[1];
-                box[2] = px[n] > box[2] ? px[n] : box[2];
-                box[3] = py[n] > box[3] ? py[n] : box[3];
+                float fx = (float)((x + 0.5) / d->ppm), fy = (float)((y + 0.5) / d->ppm);
+                px[n] = fx;
+                py[n] = fy;
+                box[0] = fx < box[0] ? fx : box[0];
+                box[1] = fy < box[1] ? fy : box[1];
+                box[2] = fx > box[2] ? fx : box[2];
+                box[3] = fy > box[3] ? fy : box[3];
                 n++;
             }
         }
