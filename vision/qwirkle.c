@@ -1675,19 +1675,25 @@ static void qw__cam_setup(qw__cam *c, const vis_view *vw, double x0, double y0, 
                     blk[y * 8 + x] = qw__cam_luma(f, 8 * bx + x, 8 * by + y);
             qw__dct8(c, blk, c->coef + 64 * n++, false);
         }
+    /* the low frequencies only: the others are all but always zero */
+    int lowk[64], nlow = 0;
+    for (int k = 1; k < 64; k++)
+        if ((k >> 3) + (k & 7) <= 7)
+            lowk[nlow++] = k;
     for (int quality = 10; quality <= 98; quality++) {
         float qt[64];
-        double sc = 0;
+        double sc = 0, chance[64];
         long cnt = 0;
         qw__ijg_table(quality, qt);
+        for (int j = 0; j < nlow; j++)
+            chance[j] = fmin(1.0, 2.0 / qt[lowk[j]]);
         for (int i = 0; i < n; i++)
-            for (int k = 1; k < 64; k++) {
-                /* the low frequencies only: the others are all but
-                 * always zero */
+            for (int j = 0; j < nlow; j++) {
+                const int k = lowk[j];
                 const float v = c->coef[64 * i + k], s = qt[k];
-                if ((k >> 3) + (k & 7) > 7 || fabsf(v) < 0.5f * s)
+                if (fabsf(v) < 0.5f * s)
                     continue;
-                sc += (fabsf(v - s * roundf(v / s)) <= 1.0f) - fmin(1.0, 2.0 / s);
+                sc += (fabsf(v - s * roundf(v / s)) <= 1.0f) - chance[j];
                 cnt++;
             }
         if (cnt >= 100 && sc > best) {
