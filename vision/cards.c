@@ -884,50 +884,103 @@ static void cd__mask(vis_cards *c, cd__det *d, const vis_view *vw, bool learn)
         const double *cf = mt->coef;
         /* the surface along the row: a quadratic in X alone */
         double ra = cf[0] + cf[2] * Y + cf[5] * Y * Y, rb = cf[1] + cf[4] * Y, rc = cf[3];
-        for (int x = 0; x < w; x++) {
-            const unsigned char *p = rgb + ((size_t)y * w + x) * 3;
-            int i = y * w + x;
-            double X = fx[x];
-            float model = (float)(ra + (rb + rc * X) * X);
-            int ibr = p[0] + p[1] + p[2];
-            float br = (float)ibr;
-            ex[i] = br - model;
-            if (gm)
-                gm[i] = (unsigned short)ibr;
-            inkp[i] = maskp[i] = 0;
-            if (!onmat[i])
-                continue;
-            float sc = model * fc0;
-            float dist = fabsf(p[0] - frgb[0] * sc) + fabsf(p[1] - frgb[1] * sc) +
-                         fabsf(p[2] - frgb[2] * sc);
-            /* chromaticity differences of 0.06 and more (or well above
-             * the mat's own grain): felt against card stock; a card's
-             * cream against a grey paper mat is less.  (Chromaticity is
-             * noise on dark pixels: the colour must differ in absolute
-             * terms too.  Most pixels are the mat's, near it in both:
-             * the chromaticity only when it decides.) */
-            bool ink = br < 0.6f * model && model - br > 40;
-            /* brighter than the mat and near-neutral, as card stock is
-             * (a bright plank of a wooden table is not), or far brighter
-             * (cream stock under warm light on a dark mat) */
-            bool bright = br - model > ftb;
-            if (!ink && (dist > 60 || bright)) {
-                float inv = rinv[ibr];
-                float c0p = p[0] * inv, c1p = p[1] * inv, c2p = p[2] * inv;
-                float chroma = fabsf(c0p - fm0[0]) + fabsf(c1p - fm0[1]) + fabsf(c2p - fm0[2]);
-                ink = chroma * 765 > ftc && dist > 60;
-                if (!ink && bright) {
-                    float neu = fabsf(c0p - third) + fabsf(c1p - third) + fabsf(c2p - third);
-                    inkp[i] = 0;
-                    maskp[i] = neu * 765 < 70 || br > 1.35f * model + ftb;
-                    nmask += maskp[i];
+        for (int x = 0, xe = 0; x < w; x = xe) {
+            xe = x + 4 <= w ? x + 4 : w;
+#ifdef __SSE2__
+            /* Four pixels at a time, the same float operations lane by
+             * lane (the same values), when none of them needs the
+             * chromaticity: most of the mat.  Else pixel by pixel below. */
+            if (xe == x + 4) {
+                const unsigned char *p = rgb + ((size_t)y * w + x) * 3;
+                const int i = y * w + x;
+                __m128d X01 = _mm_loadu_pd(fx + x), X23 = _mm_loadu_pd(fx + x + 2);
+                __m128d vra = _mm_set1_pd(ra), vrb = _mm_set1_pd(rb), vrc = _mm_set1_pd(rc);
+                __m128d m01 = _mm_add_pd(vra, _mm_mul_pd(_mm_add_pd(vrb, _mm_mul_pd(vrc, X01)), X01));
+                __m128d m23 = _mm_add_pd(vra, _mm_mul_pd(_mm_add_pd(vrb, _mm_mul_pd(vrc, X23)), X23));
+                __m128 model = _mm_movelh_ps(_mm_cvtpd_ps(m01), _mm_cvtpd_ps(m23));
+                __m128i ib = _mm_set_epi32(p[9], p[6], p[3], p[0]);
+                __m128i ig = _mm_set_epi32(p[10], p[7], p[4], p[1]);
+                __m128i ir = _mm_set_epi32(p[11], p[8], p[5], p[2]);
+                __m128i ibr = _mm_add_epi32(_mm_add_epi32(ib, ig), ir);
+                __m128 br = _mm_cvtepi32_ps(ibr);
+                __m128 exv = _mm_sub_ps(br, model);
+                __m128 sc = _mm_mul_ps(model, _mm_set1_ps(fc0));
+                const __m128 sign = _mm_set1_ps(-0.f);
+                __m128 dist = _mm_add_ps(
+                    _mm_add_ps(_mm_andnot_ps(sign, _mm_sub_ps(_mm_cvtepi32_ps(ib),
+                                                              _mm_mul_ps(_mm_set1_ps(frgb[0]), sc))),
+                               _mm_andnot_ps(sign, _mm_sub_ps(_mm_cvtepi32_ps(ig),
+                                                              _mm_mul_ps(_mm_set1_ps(frgb[1]), sc)))),
+                    _mm_andnot_ps(sign, _mm_sub_ps(_mm_cvtepi32_ps(ir),
+                                                   _mm_mul_ps(_mm_set1_ps(frgb[2]), sc))));
+                __m128 ink = _mm_and_ps(_mm_cmplt_ps(br, _mm_mul_ps(_mm_set1_ps(0.6f), model)),
+                                        _mm_cmpgt_ps(_mm_sub_ps(model, br), _mm_set1_ps(40.f)));
+                __m128 bright = _mm_cmpgt_ps(exv, _mm_set1_ps(ftb));
+                __m128 slow = _mm_andnot_ps(
+                    ink, _mm_or_ps(_mm_cmpgt_ps(dist, _mm_set1_ps(60.f)), bright));
+                int om4 = (onmat[i] ? 1 : 0) | (onmat[i + 1] ? 2 : 0) | (onmat[i + 2] ? 4 : 0) |
+                          (onmat[i + 3] ? 8 : 0);
+                if (!(_mm_movemask_ps(slow) & om4)) {
+                    int in4 = _mm_movemask_ps(ink) & om4;
+                    _mm_storeu_ps(ex + i, exv);
+                    if (gm) {
+                        int t[4];
+                        _mm_storeu_si128((__m128i *)t, ibr);
+                        for (int k = 0; k < 4; k++)
+                            gm[i + k] = (unsigned short)t[k];
+                    }
+                    for (int k = 0; k < 4; k++)
+                        inkp[i + k] = maskp[i + k] = (unsigned char)(in4 >> k & 1);
+                    nmask += (in4 & 1) + (in4 >> 1 & 1) + (in4 >> 2 & 1) + (in4 >> 3 & 1);
                     continue;
                 }
             }
-            bool m = ink;
-            inkp[i] = ink;
-            maskp[i] = m;
-            nmask += m;
+#endif
+            for (; x < xe; x++) {
+                const unsigned char *p = rgb + ((size_t)y * w + x) * 3;
+                int i = y * w + x;
+                double X = fx[x];
+                float model = (float)(ra + (rb + rc * X) * X);
+                int ibr = p[0] + p[1] + p[2];
+                float br = (float)ibr;
+                ex[i] = br - model;
+                if (gm)
+                    gm[i] = (unsigned short)ibr;
+                inkp[i] = maskp[i] = 0;
+                if (!onmat[i])
+                    continue;
+                float sc = model * fc0;
+                float dist = fabsf(p[0] - frgb[0] * sc) + fabsf(p[1] - frgb[1] * sc) +
+                             fabsf(p[2] - frgb[2] * sc);
+                /* chromaticity differences of 0.06 and more (or well above
+                 * the mat's own grain): felt against card stock; a card's
+                 * cream against a grey paper mat is less.  (Chromaticity is
+                 * noise on dark pixels: the colour must differ in absolute
+                 * terms too.  Most pixels are the mat's, near it in both:
+                 * the chromaticity only when it decides.) */
+                bool ink = br < 0.6f * model && model - br > 40;
+                /* brighter than the mat and near-neutral, as card stock is
+                 * (a bright plank of a wooden table is not), or far brighter
+                 * (cream stock under warm light on a dark mat) */
+                bool bright = br - model > ftb;
+                if (!ink && (dist > 60 || bright)) {
+                    float inv = rinv[ibr];
+                    float c0p = p[0] * inv, c1p = p[1] * inv, c2p = p[2] * inv;
+                    float chroma = fabsf(c0p - fm0[0]) + fabsf(c1p - fm0[1]) + fabsf(c2p - fm0[2]);
+                    ink = chroma * 765 > ftc && dist > 60;
+                    if (!ink && bright) {
+                        float neu = fabsf(c0p - third) + fabsf(c1p - third) + fabsf(c2p - third);
+                        inkp[i] = 0;
+                        maskp[i] = neu * 765 < 70 || br > 1.35f * model + ftb;
+                        nmask += maskp[i];
+                        continue;
+                    }
+                }
+                bool m = ink;
+                inkp[i] = ink;
+                maskp[i] = m;
+                nmask += m;
+            }
         }
     }
     d->nmask = nmask;
