@@ -918,8 +918,10 @@ static void cd__mask(vis_cards *c, cd__det *d, const vis_view *vw, bool learn)
                 __m128 bright = _mm_cmpgt_ps(exv, _mm_set1_ps(ftb));
                 __m128 slow = _mm_andnot_ps(
                     ink, _mm_or_ps(_mm_cmpgt_ps(dist, _mm_set1_ps(60.f)), bright));
-                int om4 = (onmat[i] ? 1 : 0) | (onmat[i + 1] ? 2 : 0) | (onmat[i + 2] ? 4 : 0) |
-                          (onmat[i + 3] ? 8 : 0);
+                /* (onmat is 0 or 1 a byte: its four bits gathered) */
+                uint32_t o4;
+                memcpy(&o4, onmat + i, 4);
+                int om4 = (int)((o4 & 1) | (o4 >> 7 & 2) | (o4 >> 14 & 4) | (o4 >> 21 & 8));
                 if (!(_mm_movemask_ps(slow) & om4)) {
                     int in4 = _mm_movemask_ps(ink) & om4;
                     _mm_storeu_ps(ex + i, exv);
@@ -929,9 +931,11 @@ static void cd__mask(vis_cards *c, cd__det *d, const vis_view *vw, bool learn)
                         for (int k = 0; k < 4; k++)
                             gm[i + k] = (unsigned short)t[k];
                     }
-                    for (int k = 0; k < 4; k++)
-                        inkp[i + k] = maskp[i + k] = (unsigned char)(in4 >> k & 1);
-                    nmask += (in4 & 1) + (in4 >> 1 & 1) + (in4 >> 2 & 1) + (in4 >> 3 & 1);
+                    uint32_t b4 = (uint32_t)((in4 & 1) | (in4 & 2) << 7 | (in4 & 4) << 14 |
+                                             (in4 & 8) << 21);
+                    memcpy(inkp + i, &b4, 4);
+                    memcpy(maskp + i, &b4, 4);
+                    nmask += (int)((b4 * 0x01010101u) >> 24);
                     continue;
                 }
             }
