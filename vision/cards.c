@@ -888,8 +888,8 @@ static void cd__mask(vis_cards *c, cd__det *d, const vis_view *vw, bool learn)
             xe = x + 4 <= w ? x + 4 : w;
 #ifdef __SSE2__
             /* Four pixels at a time, the same float operations lane by
-             * lane (the same values), when none of them needs the
-             * chromaticity: most of the mat.  Else pixel by pixel below. */
+             * lane (the same values); the chromaticity only when one of
+             * them needs it.  The row's last pixels one by one below. */
             if (xe == x + 4) {
                 const unsigned char *p = rgb + ((size_t)y * w + x) * 3;
                 const int i = y * w + x;
@@ -916,28 +916,63 @@ static void cd__mask(vis_cards *c, cd__det *d, const vis_view *vw, bool learn)
                 __m128 ink = _mm_and_ps(_mm_cmplt_ps(br, _mm_mul_ps(_mm_set1_ps(0.6f), model)),
                                         _mm_cmpgt_ps(_mm_sub_ps(model, br), _mm_set1_ps(40.f)));
                 __m128 bright = _mm_cmpgt_ps(exv, _mm_set1_ps(ftb));
-                __m128 slow = _mm_andnot_ps(
-                    ink, _mm_or_ps(_mm_cmpgt_ps(dist, _mm_set1_ps(60.f)), bright));
+                __m128 far = _mm_cmpgt_ps(dist, _mm_set1_ps(60.f));
+                __m128 slow = _mm_andnot_ps(ink, _mm_or_ps(far, bright));
                 /* (onmat is 0 or 1 a byte: its four bits gathered) */
                 uint32_t o4;
                 memcpy(&o4, onmat + i, 4);
                 int om4 = (int)((o4 & 1) | (o4 >> 7 & 2) | (o4 >> 14 & 4) | (o4 >> 21 & 8));
-                if (!(_mm_movemask_ps(slow) & om4)) {
-                    int in4 = _mm_movemask_ps(ink) & om4;
-                    _mm_storeu_ps(ex + i, exv);
-                    if (gm) {
-                        int t[4];
-                        _mm_storeu_si128((__m128i *)t, ibr);
-                        for (int k = 0; k < 4; k++)
-                            gm[i + k] = (unsigned short)t[k];
-                    }
-                    uint32_t b4 = (uint32_t)((in4 & 1) | (in4 & 2) << 7 | (in4 & 4) << 14 |
-                                             (in4 & 8) << 21);
-                    memcpy(inkp + i, &b4, 4);
-                    memcpy(maskp + i, &b4, 4);
-                    nmask += (int)((b4 * 0x01010101u) >> 24);
-                    continue;
+                int mk4;
+                if (_mm_movemask_ps(slow) & om4) {
+                    /* the chromaticity, for all four (the lanes that do
+                     * not need it ignore it) */
+                    int b0 = p[0] + p[1] + p[2], b1 = p[3] + p[4] + p[5];
+                    int b2 = p[6] + p[7] + p[8], b3 = p[9] + p[10] + p[11];
+                    __m128 inv = _mm_set_ps(rinv[b3], rinv[b2], rinv[b1], rinv[b0]);
+                    __m128 c0p = _mm_mul_ps(_mm_cvtepi32_ps(ib), inv);
+                    __m128 c1p = _mm_mul_ps(_mm_cvtepi32_ps(ig), inv);
+                    __m128 c2p = _mm_mul_ps(_mm_cvtepi32_ps(ir), inv);
+                    __m128 chroma = _mm_add_ps(
+                        _mm_add_ps(_mm_andnot_ps(sign, _mm_sub_ps(c0p, _mm_set1_ps(fm0[0]))),
+                                   _mm_andnot_ps(sign, _mm_sub_ps(c1p, _mm_set1_ps(fm0[1])))),
+                        _mm_andnot_ps(sign, _mm_sub_ps(c2p, _mm_set1_ps(fm0[2]))));
+                    __m128 ink1 = _mm_and_ps(
+                        _mm_cmpgt_ps(_mm_mul_ps(chroma, _mm_set1_ps(765.f)), _mm_set1_ps(ftc)), far);
+                    __m128 vthird = _mm_set1_ps(third);
+                    __m128 neu = _mm_add_ps(
+                        _mm_add_ps(_mm_andnot_ps(sign, _mm_sub_ps(c0p, vthird)),
+                                   _mm_andnot_ps(sign, _mm_sub_ps(c1p, vthird))),
+                        _mm_andnot_ps(sign, _mm_sub_ps(c2p, vthird)));
+                    __m128 paper = _mm_or_ps(
+                        _mm_cmplt_ps(_mm_mul_ps(neu, _mm_set1_ps(765.f)), _mm_set1_ps(70.f)),
+                        _mm_cmpgt_ps(br, _mm_add_ps(_mm_mul_ps(_mm_set1_ps(1.35f), model),
+                                                    _mm_set1_ps(ftb))));
+                    /* slow lanes: ink by the chromaticity; else, when
+                     * bright, card stock (mask, not ink) when near-neutral
+                     * or far brighter */
+                    __m128 inks = _mm_and_ps(slow, ink1);
+                    __m128 stock = _mm_and_ps(_mm_andnot_ps(ink1, _mm_and_ps(slow, bright)), paper);
+                    ink = _mm_or_ps(ink, inks);
+                    mk4 = (_mm_movemask_ps(ink) | _mm_movemask_ps(stock)) & om4;
+                } else {
+                    mk4 = _mm_movemask_ps(ink) & om4;
                 }
+                int in4 = _mm_movemask_ps(ink) & om4;
+                _mm_storeu_ps(ex + i, exv);
+                if (gm) {
+                    int t[4];
+                    _mm_storeu_si128((__m128i *)t, ibr);
+                    for (int k = 0; k < 4; k++)
+                        gm[i + k] = (unsigned short)t[k];
+                }
+                uint32_t b4 = (uint32_t)((in4 & 1) | (in4 & 2) << 7 | (in4 & 4) << 14 |
+                                         (in4 & 8) << 21);
+                uint32_t m4 = (uint32_t)((mk4 & 1) | (mk4 & 2) << 7 | (mk4 & 4) << 14 |
+                                         (mk4 & 8) << 21);
+                memcpy(inkp + i, &b4, 4);
+                memcpy(maskp + i, &m4, 4);
+                nmask += (int)((m4 * 0x01010101u) >> 24);
+                continue;
             }
 #endif
             for (; x < xe; x++) {
