@@ -12,6 +12,7 @@
 #define REF__ALT_FLOOR 0.2 /* an alternative reading this unlikely is not taken */
 #define REF__GUESSES 4    /* guesses remembered (the newest) */
 #define REF__GUESS_MAX 15 /* other cards remembered for each */
+#define REF__GATHER 25    /* captured cards not yet gathered (a 5x5 union at most) */
 
 enum ref__state {
     REF__OK,      /* the table shows the committed position */
@@ -63,6 +64,12 @@ struct ref_referee {
         rules_piece cand[REF__GUESS_MAX];
     } guess[REF__GUESSES];
     int nguess;
+    /* Cards a move captured that were still on the table when it was
+     * judged (the player laid the card and then took the square), in the
+     * engine's cells: seen again, they are not new cards
+     * (ref__drop_ungathered). */
+    rules_piece gather[REF__GATHER];
+    int ngather;
 };
 
 /* Event texts leave out the player the event is about (every front end
@@ -559,6 +566,103 @@ static int ref__laid_and_taken(const rules_game *g, const rules_piece *have, int
     }
     free(after);
     return n;
+}
+
+/* Cards: a move m that captured, judged while its square was still on
+ * the table (a player lays the card, then takes the square: the camera
+ * may see the table still in between).  True when seen is the position
+ * after m (after) and the cards m captured, each at its place; those go
+ * to r->gather, to be gathered. */
+static bool ref__ungathered(ref_referee *r, const rules_piece *have, int nh, const rules_move *m,
+                            const rules_piece *after, int na, const rules_piece *seen, int ns)
+{
+    rules_piece got[REF__GATHER];
+    int n = 0;
+    if (strcmp(r->game, "cards") != 0 || m->type != RULES_MOVE_PLACE || m->npieces != 1)
+        return false;
+    for (int i = 0; i < na; i++)
+        if (!ref__known(seen, ns, &after[i]))
+            return false;
+    for (int j = 0; j < ns; j++) {
+        if (ref__known(after, na, &seen[j]))
+            continue;
+        if (n == REF__GATHER || !(ref__known(have, nh, &seen[j]) ||
+                                  ref__known(m->pieces, 1, &seen[j])))
+            return false;
+        got[n++] = seen[j];
+    }
+    if (n == 0)
+        return false;
+    memcpy(r->gather, got, sizeof *got * (size_t)n);
+    r->ngather = n;
+    return true;
+}
+
+/* The reading v without the captured cards still waiting to be gathered
+ * (r->gather), into vf (its arrays: room for v->n each); v itself when
+ * there are none.  A cell of them seen empty has been gathered, and one
+ * showing another card (in no reading the captured one) holds a new card:
+ * either ends the wait for it.  A table back to the position before the
+ * last move, the captured cards with it, is a take-back and keeps them. */
+static const ref_view *ref__drop_ungathered(ref_referee *r, const ref_view *v, ref_view *vf,
+                                            rules_piece *pieces, float *conf, ref_alts *alt)
+{
+    unsigned char drop[REF__MAX_PIECES] = {0};
+    rules_piece *prev = r->scratch;
+    if (r->ngather == 0 || v->n > REF__MAX_PIECES)
+        return v;
+    if (r->nhist > 1) {
+        int np = ref__position(r->hist[r->nhist - 2], prev);
+        rules_piece *eng = malloc(sizeof *eng * (size_t)(v->n ? v->n : 1));
+        bool back = false;
+        if (eng) {
+            ref__to_engine(r, v->pieces, eng, v->n);
+            back = ref__same_position(prev, np, eng, v->n);
+            free(eng);
+        }
+        if (back) {
+            r->ngather = 0;
+            return v;
+        }
+    }
+    for (int g = 0; g < r->ngather;) {
+        int k = -1;
+        bool same = false;
+        for (int i = 0; i < v->n && k < 0; i++) {
+            rules_piece p;
+            ref__to_engine(r, &v->pieces[i], &p, 1);
+            if (ref__same_place(&p, &r->gather[g]))
+                k = i;
+        }
+        for (int d = -1; k >= 0 && d < (v->alt ? v->alt[k].n : 0) && !same; d++) {
+            rules_piece p = d < 0 ? v->pieces[k] : v->alt[k].p[d];
+            p.x = r->gather[g].x;
+            p.y = r->gather[g].y;
+            same = ref__same_piece(&p, &r->gather[g]);
+        }
+        if (same) {
+            drop[k] = 1;
+            g++;
+        } else {
+            r->gather[g] = r->gather[--r->ngather]; /* gathered, or a new card there */
+        }
+    }
+    *vf = *v;
+    vf->n = 0;
+    vf->pieces = pieces;
+    vf->conf = v->conf ? conf : NULL;
+    vf->alt = v->alt ? alt : NULL;
+    for (int i = 0; i < v->n; i++) {
+        if (drop[i])
+            continue;
+        pieces[vf->n] = v->pieces[i];
+        if (v->conf)
+            conf[vf->n] = v->conf[i];
+        if (v->alt)
+            alt[vf->n] = v->alt[i];
+        vf->n++;
+    }
+    return vf;
 }
 
 /* Cards: an unsure card that stands once play goes on (r->pending) may be
@@ -1092,7 +1196,7 @@ static bool ref__late_piece(ref_referee *r, const rules_piece *have, int nh,
     return false;
 }
 
-int ref_observe(ref_referee *r, const ref_view *v, base_err *err)
+static int ref__observe(ref_referee *r, const ref_view *v, base_err *err)
 {
     rules_piece *have = malloc(sizeof *have * REF__MAX_PIECES);
     rules_piece *seen = malloc(sizeof *seen * REF__MAX_PIECES);
@@ -1100,7 +1204,7 @@ int ref_observe(ref_referee *r, const ref_view *v, base_err *err)
     rules_piece *full = NULL; /* REF__DROP: the reading with piece ask */
     rules_verdict verdict;
     rules_status st;
-    int nh, ns = v->n, nremoved, rc = 0, res, ask, nhist0 = r->nhist;
+    int nh, ns = v->n, nremoved, rc = 0, res, ask, nhist0 = r->nhist, ngather = 0;
 
     if (!have || !seen || !m) {
         rc = base_err_set(err, BASE_ENOMEM, "out of memory");
@@ -1279,9 +1383,17 @@ int ref_observe(ref_referee *r, const ref_view *v, base_err *err)
             int na = ref__position(trial, after);
             bool whole = ref__same_position(after, na, seen, ns);
             rules_game_free(trial);
+            if (!whole && ref__ungathered(r, have, nh, m, after, na, seen, ns)) {
+                /* seen before its square was taken: the move all the same */
+                whole = true;
+                ngather = r->ngather;
+                r->ngather = 0; /* (until it is recorded) */
+            }
             if (whole) {
                 r->state = REF__OK;
                 rc = ref__play(r, player, m, v->jpeg, v->jpeg_len, DB_SRC_CAMERA, &verdict, err);
+                if (rc == 0)
+                    r->ngather = ngather;
                 if (rc == 0 && !strcmp(r->game, "cards"))
                     ref__remember_read(r, m, full ? full : seen, v); /* full: REF__DROP's */
                 goto done;
@@ -1361,6 +1473,34 @@ done:
     return rc;
 }
 
+int ref_observe(ref_referee *r, const ref_view *v, base_err *err)
+{
+    rules_piece *have, *pieces;
+    float *conf;
+    ref_alts *alt;
+    ref_view vf;
+    int rc, nh;
+    if (r->ngather == 0 || v->n > REF__MAX_PIECES)
+        return ref__observe(r, v, err);
+    have = malloc(sizeof *have * REF__MAX_PIECES);
+    pieces = malloc(sizeof *pieces * (size_t)(v->n + 1));
+    conf = malloc(sizeof *conf * (size_t)(v->n + 1));
+    alt = malloc(sizeof *alt * (size_t)(v->n + 1));
+    if (!have || !pieces || !conf || !alt) {
+        rc = base_err_set(err, BASE_ENOMEM, "out of memory");
+    } else {
+        /* (aligned first: the cells to leave out are the engine's) */
+        nh = ref__position(ref__game(r), have);
+        ref__align(r, have, nh, v->pieces, v->n);
+        rc = ref__observe(r, ref__drop_ungathered(r, v, &vf, pieces, conf, alt), err);
+    }
+    free(have);
+    free(pieces);
+    free(conf);
+    free(alt);
+    return rc;
+}
+
 int ref_signal(ref_referee *r, int player, const rules_move *m, base_err *err)
 {
     rules_verdict v;
@@ -1396,6 +1536,7 @@ int ref_undo(ref_referee *r, base_err *err)
     }
     rules_game_free(r->hist[--r->nhist]);
     r->late_at = 0;
+    r->ngather = 0;
     ref__forget_guesses(r, r->nhist);
     ref__emit(r, REF_EV_TAKEBACK, seq, player, &m, NULL, NULL, 0,
               "the last move was taken back.");

@@ -929,6 +929,75 @@ static void test_cards_pending_taken(void **state)
     ref_free(r);
 }
 
+/* Cards: a player lays the card that completes a square and takes the
+ * square after a pause: the still table in between shows the card laid
+ * and the square still there.  That is the move, with its captures (before:
+ * "I cannot explain the change", and the card then guessed among all that
+ * fitted once the square was gone); the square seen again before it is
+ * gathered is no new card; once gathered, a card in its gap is a move.  The
+ * captured cards put back and the card laid taken away are a take-back. */
+static void test_cards_square_seen_before_gathered(void **state)
+{
+    log_ l = {0};
+    table t = {0};
+    ref_referee *r = cards_ref(&l, NULL, 0, &t);
+    rules_status st;
+    (void)state;
+    put_card(&t, 4, 3, "6H");
+    see(r, &t, -1);
+    put_card(&t, 3, 4, "5S");
+    see(r, &t, -1);
+    assert_int_equal(l.n, 2);
+    put_card(&t, 4, 4, "5D"); /* A completes the square: 5 + 6 + 5 + 5 */
+    assert_int_equal(see(r, &t, -1), 0);
+    assert_int_equal(l.n, 3);
+    assert_int_equal(l.kind[2], REF_EV_MOVE);
+    assert_int_equal(l.player[2], 0);
+    assert_int_equal(l.points[2], 21);
+    rules_game_status(ref_game(r), &st);
+    assert_int_equal(st.scores[0], 21);
+    assert_int_equal(st.to_move, 1);
+    assert_int_equal(rules_position(ref_game(r), NULL, 0), 0);
+    /* still there on the next still table (read a little differently) */
+    t.conf[3] = 0.6f;
+    assert_int_equal(see(r, &t, -1), 0);
+    assert_int_equal(l.n, 3);
+    /* gathered, two cards first */
+    t.n = 2;
+    assert_int_equal(see(r, &t, -1), 0);
+    t.n = 0;
+    assert_int_equal(see(r, &t, -1), 0);
+    assert_int_equal(l.n, 3);
+    /* B lays the 9C where the 6H was: a move on the empty table */
+    put_card(&t, 4, 3, "9C");
+    assert_int_equal(see(r, &t, -1), 0);
+    assert_int_equal(l.n, 4);
+    assert_int_equal(l.kind[3], REF_EV_MOVE);
+    assert_int_equal(l.player[3], 1);
+    ref_free(r);
+
+    /* the same square, then the card laid taken back: a take-back */
+    memset(&l, 0, sizeof l);
+    r = cards_ref(&l, NULL, 0, &t);
+    put_card(&t, 4, 3, "6H");
+    see(r, &t, -1);
+    put_card(&t, 3, 4, "5S");
+    see(r, &t, -1);
+    put_card(&t, 4, 4, "5D");
+    see(r, &t, -1);
+    assert_int_equal(l.n, 3);
+    assert_int_equal(l.points[2], 21);
+    t.n = 3;
+    assert_int_equal(see(r, &t, -1), 0);
+    assert_int_equal(l.n, 4);
+    assert_int_equal(l.kind[3], REF_EV_TAKEBACK);
+    rules_game_status(ref_game(r), &st);
+    assert_int_equal(st.scores[0], 0);
+    assert_int_equal(st.to_move, 0);
+    assert_int_equal(rules_position(ref_game(r), NULL, 0), 3);
+    ref_free(r);
+}
+
 /* Readings turned a quarter or a half round are turned back to the axes
  * asked for, their cells and alternatives with them. */
 static void test_reading_turn_to(void **state)
@@ -1161,6 +1230,7 @@ int main(void)
         cmocka_unit_test(test_cards_misread_and_laid_and_taken),
         cmocka_unit_test(test_cards_guess_revised),
         cmocka_unit_test(test_cards_pending_taken),
+        cmocka_unit_test(test_cards_square_seen_before_gathered),
         cmocka_unit_test(test_reading_turn_to),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
