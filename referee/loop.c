@@ -19,6 +19,9 @@
  * play area. */
 #define REF__MOVER_VOTES 40
 #define REF__MOVER_SHARE 0.7
+/* Cards: a moving table is read at most this often (camera seconds) for
+ * the referee's glimpses (ref_glimpse). */
+#define REF__GLIMPSE_EVERY 0.1
 
 enum { REF__CMD_SIGNAL, REF__CMD_UNDO, REF__CMD_CORRECT };
 
@@ -38,6 +41,8 @@ struct ref_loop {
     ref_reading *reading;       /* the combined reading */
     ref_reading *acc;           /* REF__FUSE readings of one still period */
     int nacc;
+    ref_reading *glimpse;       /* a reading of the moving table */
+    double last_glimpse;        /* its camera time */
     bool gave_up;        /* this still period showed a hand or no mat: read no more */
     long side_votes[4];  /* moving pixels beyond each side since the last judgement */
     vis_image *prev;     /* the last frame, small and grey */
@@ -60,16 +65,19 @@ int ref_loop_new(const ref_loop_config *cfg, ref_loop **out, base_err *err)
     l->queue = malloc(sizeof *l->queue * REF__MAXQ);
     l->reading = malloc(sizeof *l->reading);
     l->acc = malloc(sizeof *l->acc * REF__FUSE);
-    if (!l->queue || !l->reading || !l->acc) {
+    l->glimpse = malloc(sizeof *l->glimpse);
+    if (!l->queue || !l->reading || !l->acc || !l->glimpse) {
         free(l->queue);
         free(l->reading);
         free(l->acc);
+        free(l->glimpse);
         free(l);
         return base_err_set(err, BASE_ENOMEM, "out of memory");
     }
     pthread_mutex_init(&l->mu, NULL);
     atomic_init(&l->stop, false);
     l->last_overlay = -1e9;
+    l->last_glimpse = -1e9;
     *out = l;
     return 0;
 }
@@ -83,6 +91,7 @@ void ref_loop_free(ref_loop *l)
     free(l->queue);
     free(l->reading);
     free(l->acc);
+    free(l->glimpse);
     free(l);
 }
 
@@ -364,6 +373,29 @@ static void ref__fuse(ref_loop *l, ref_reading *out)
         }
 }
 
+/* Cards: the moving table read now and then; what it shows while the
+ * hand is away from the cards (a player lays a card, reaches back, then
+ * takes the square it completed) tells the referee which card it was
+ * when no still table shows it. */
+static void ref__glimpse(ref_loop *l, const vis_image *frame, double t)
+{
+    ref_reading *rd = l->glimpse;
+    ref_view v;
+    if (strcmp(rules_game_id(ref_game(l->cfg.referee)), "cards") != 0 ||
+        t - l->last_glimpse < REF__GLIMPSE_EVERY)
+        return;
+    l->last_glimpse = t;
+    if (ref_reader_read(l->cfg.reader, frame, rd, NULL) != 0 || rd->hand || rd->n == 0)
+        return;
+    memset(&v, 0, sizeof v);
+    v.pieces = rd->pieces;
+    v.conf = rd->conf;
+    v.alt = rd->alt;
+    v.n = rd->n;
+    v.mover = -1;
+    ref_glimpse(l->cfg.referee, &v);
+}
+
 /* The fused reading goes to the referee. */
 static void ref__judge(ref_loop *l, const vis_image *frame, double t0)
 {
@@ -566,6 +598,7 @@ int ref_loop_run(ref_loop *l, base_err *err)
         } else if (l->still.still_since < 0) {
             l->nacc = 0; /* it moved: those readings are stale */
             l->gave_up = false;
+            ref__glimpse(l, frame, t);
             if (l->cfg.overlay_every_s > 0 && base_now() - l->last_overlay >= l->cfg.overlay_every_s) {
                 ref__overlay(l, frame, NULL);
                 l->last_overlay = base_now();

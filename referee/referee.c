@@ -1,6 +1,7 @@
 /* referee/referee.c: from a still table's reading to announced moves. */
 #include "internal.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,9 @@
 #define REF__GUESSES 4    /* guesses remembered (the newest) */
 #define REF__GUESS_MAX 15 /* other cards remembered for each */
 #define REF__GATHER 25    /* captured cards not yet gathered (a 5x5 union at most) */
+#define REF__GLIMPSES 64  /* cards glimpsed at empty cells, kept */
+#define REF__GLIMPSE_MIN 0.3f /* a card glimpsed this likely decides ... */
+#define REF__GLIMPSE_LEAD 2.0f /* ... when this many times likelier than the next */
 
 enum ref__state {
     REF__OK,      /* the table shows the committed position */
@@ -70,6 +74,14 @@ struct ref_referee {
      * (ref__drop_ungathered). */
     rules_piece gather[REF__GATHER];
     int ngather;
+    /* What readings of the moving table since the last still one saw at
+     * cells the committed position leaves empty (ref_glimpse): each card
+     * at each cell once, with the most any reading gave it. */
+    struct ref__glimpse {
+        rules_piece p;
+        float w;
+    } glimpse[REF__GLIMPSES];
+    int nglimpse;
 };
 
 /* Event texts leave out the player the event is about (every front end
@@ -107,14 +119,12 @@ static bool ref__same_place(const rules_piece *a, const rules_piece *b)
 }
 
 /* The translation that makes the most pieces of `seen` coincide with
- * `want`; ties keep the current one.  Only for translation-invariant
- * games. */
-static void ref__align(ref_referee *r, const rules_piece *want, int nw, const rules_piece *seen,
-                       int ns)
+ * `want` (ties keep the current one) into *odx, *ody; returns how many
+ * coincide then (-1: none can). */
+static int ref__shift(const ref_referee *r, const rules_piece *want, int nw,
+                      const rules_piece *seen, int ns, int *odx, int *ody)
 {
     int best = -1, bdx = r->dx, bdy = r->dy;
-    if (!r->translate || nw == 0 || ns == 0)
-        return;
     for (int i = 0; i < nw; i++)
         for (int j = 0; j < ns; j++) {
             int dx = want[i].x - seen[j].x, dy = want[i].y - seen[j].y, votes = 0;
@@ -133,8 +143,18 @@ static void ref__align(ref_referee *r, const rules_piece *want, int nw, const ru
                 bdy = dy;
             }
         }
-    r->dx = bdx;
-    r->dy = bdy;
+    *odx = bdx;
+    *ody = bdy;
+    return best;
+}
+
+/* ... kept as the reading's translation (only for translation-invariant
+ * games). */
+static void ref__align(ref_referee *r, const rules_piece *want, int nw, const rules_piece *seen,
+                       int ns)
+{
+    if (r->translate && nw > 0 && ns > 0)
+        ref__shift(r, want, nw, seen, ns, &r->dx, &r->dy);
 }
 
 static void ref__to_engine(const ref_referee *r, const rules_piece *in, rules_piece *out, int n)
@@ -506,20 +526,53 @@ static void ref__keep_committed(const ref_referee *r, const rules_piece *have, i
             }
 }
 
+/* How likely the readings of the moving table made card p at its cell
+ * (ref_glimpse): 0 when none saw it. */
+static float ref__glimpsed(const ref_referee *r, const rules_piece *p)
+{
+    for (int i = 0; i < r->nglimpse; i++)
+        if (ref__same_place(&r->glimpse[i].p, p) && ref__same_piece(&r->glimpse[i].p, p))
+            return r->glimpse[i].w;
+    return 0;
+}
+
+/* Whether card c at cell (x, y), laid by player in g, leaves exactly the
+ * table seen; after: room for the position. */
+static bool ref__fits_unseen(const rules_game *g, int player, rules_piece c, int x, int y,
+                             const rules_piece *seen, int ns, rules_piece *after, rules_move *m)
+{
+    rules_game *trial = NULL;
+    rules_verdict v;
+    bool ok;
+    c.x = (int16_t)x;
+    c.y = (int16_t)y;
+    rules_move_init(m, RULES_MOVE_PLACE);
+    m->npieces = 1;
+    m->pieces[0] = c;
+    if (rules_game_clone(g, &trial) != 0)
+        return false;
+    rules_apply(trial, player, m, &v);
+    ok = v.legal && ref__same_position(after, ref__position(trial, after), seen, ns);
+    rules_game_free(trial);
+    return ok;
+}
+
 /* Cards: a card laid by player in game g and taken with the square it
  * completed in one go, so that no still table ever showed it: the table
- * lost three or more cards and gained none.  Each empty cell near the
- * cards gone and each card of the deck is tried; those the rules allow
- * there and that leave exactly the table seen are the candidates (up to
- * cap, in m[]).  Returns how many there are. */
+ * lost three or more cards and gained none.  The cards the moving table
+ * was glimpsed with at the cells near those gone (r's, likeliest first;
+ * r may be NULL) are tried first, then each empty cell near them and each
+ * card of the deck; those the rules allow there and that leave exactly
+ * the table seen are the candidates (up to cap, in m[]).  Returns how
+ * many there are. */
 #define REF__UNSEEN_MAX 16
-static int ref__laid_and_taken(const rules_game *g, const rules_piece *have, int nh,
-                               const rules_piece *seen, int ns, int player, rules_move *m,
+static int ref__laid_and_taken(const ref_referee *r, const rules_game *g, const rules_piece *have,
+                               int nh, const rules_piece *seen, int ns, int player, rules_move *m,
                                int cap)
 {
-    unsigned char gone[REF__MAX_PIECES] = {0};
-    int ngone = 0, n = 0;
-    rules_piece *after = malloc(sizeof *after * REF__MAX_PIECES);
+    unsigned char gone[REF__MAX_PIECES] = {0}, used[REF__GLIMPSES] = {0};
+    int ngone = 0, n = 0, ncells = 0;
+    rules_piece *after = malloc(sizeof *after * REF__MAX_PIECES), cells[REF__MAX_PIECES];
     if (!after)
         return 0;
     for (int i = 0; i < nh; i++) {
@@ -529,41 +582,50 @@ static int ref__laid_and_taken(const rules_game *g, const rules_piece *have, int
     for (int j = 0; j < ns; j++)
         if (!ref__known(have, nh, &seen[j]))
             ngone = 0; /* something new is in view: not this */
-    for (int i = 0; ngone >= 3 && i < nh && n < cap; i++) {
-        if (!gone[i])
-            continue;
-        for (int dy = -2; dy <= 2; dy++)
-            for (int dx = -2; dx <= 2; dx++) {
+    /* the cells a card may have been laid in: empty, near a card gone */
+    for (int i = 0; ngone >= 3 && i < nh; i++)
+        for (int dy = -2; gone[i] && dy <= 2; dy++)
+            for (int dx = -2; dx <= 2 && ncells < REF__MAX_PIECES; dx++) {
                 rules_piece cell;
-                bool taken = false, tried = false;
+                bool skip = false;
                 memset(&cell, 0, sizeof cell);
                 cell.owner = -1;
                 cell.x = (int16_t)(have[i].x + dx);
                 cell.y = (int16_t)(have[i].y + dy);
-                for (int k = 0; k < nh && !taken; k++)
-                    taken = ref__same_place(&have[k], &cell);
-                for (int c = 0; c < n && !tried; c++)
-                    tried = ref__same_place(&m[c].pieces[0], &cell);
-                if (taken || tried)
-                    continue;
-                for (int rank = 1; rank <= 13 && n < cap; rank++)
-                    for (int suit = 0; suit < 4 && n < cap; suit++) {
-                        rules_game *trial = NULL;
-                        rules_verdict v;
-                        rules_move_init(&m[n], RULES_MOVE_PLACE);
-                        m[n].npieces = 1;
-                        m[n].pieces[0] = cell;
-                        m[n].pieces[0].a = (uint8_t)rank;
-                        m[n].pieces[0].b = (uint8_t)suit;
-                        if (rules_game_clone(g, &trial) != 0)
-                            continue;
-                        rules_apply(trial, player, &m[n], &v);
-                        if (v.legal && ref__same_position(after, ref__position(trial, after), seen, ns))
-                            n++;
-                        rules_game_free(trial);
-                    }
+                for (int k = 0; k < nh && !skip; k++)
+                    skip = ref__same_place(&have[k], &cell);
+                for (int k = 0; k < ncells && !skip; k++)
+                    skip = ref__same_place(&cells[k], &cell);
+                if (!skip)
+                    cells[ncells++] = cell;
             }
+    /* glimpsed cards first, likeliest first */
+    for (int round = 0; r && ncells > 0 && round < r->nglimpse && n < cap; round++) {
+        int best = -1;
+        bool near = false;
+        for (int q = 0; q < r->nglimpse; q++)
+            if (!used[q] && (best < 0 || r->glimpse[q].w > r->glimpse[best].w))
+                best = q;
+        used[best] = 1;
+        for (int k = 0; k < ncells && !near; k++)
+            near = ref__same_place(&cells[k], &r->glimpse[best].p);
+        if (near && ref__fits_unseen(g, player, r->glimpse[best].p, r->glimpse[best].p.x,
+                                     r->glimpse[best].p.y, seen, ns, after, &m[n]))
+            n++;
     }
+    for (int k = 0; k < ncells && n < cap; k++)
+        for (int rank = 1; rank <= 13 && n < cap; rank++)
+            for (int suit = 0; suit < 4 && n < cap; suit++) {
+                rules_piece c = cells[k];
+                bool had = false;
+                c.a = (uint8_t)rank;
+                c.b = (uint8_t)suit;
+                for (int q = 0; q < n && !had; q++)
+                    had = ref__same_place(&m[q].pieces[0], &c) &&
+                          ref__same_piece(&m[q].pieces[0], &c);
+                if (!had && ref__fits_unseen(g, player, c, c.x, c.y, seen, ns, after, &m[n]))
+                    n++;
+            }
     free(after);
     return n;
 }
@@ -687,7 +749,7 @@ static bool ref__pending_taken(const ref_referee *r, const rules_piece *seen, in
     if (v.legal && have && m) {
         nh = ref__position(g, have);
         ok = ref__legal_change_in(r, g, have, nh, seen, ns, m, &player) ||
-             ref__laid_and_taken(g, have, nh, seen, ns, st.to_move, m, 1) > 0;
+             ref__laid_and_taken(r, g, have, nh, seen, ns, st.to_move, m, 1) > 0;
     }
     free(have);
     free(m);
@@ -1416,11 +1478,18 @@ static int ref__observe(ref_referee *r, const ref_view *v, base_err *err)
     }
     if (!strcmp(r->game, "cards") && (v->mover < 0 || v->mover == st.to_move)) {
         rules_move *cand = malloc(sizeof *cand * REF__UNSEEN_MAX);
-        int nc = cand ? ref__laid_and_taken(ref__game(r), have, nh, seen, ns, st.to_move, cand,
-                                            REF__UNSEEN_MAX)
+        int nc = cand ? ref__laid_and_taken(r, ref__game(r), have, nh, seen, ns, st.to_move,
+                                            cand, REF__UNSEEN_MAX)
                       : 0;
         if (nc > 0) {
             char what[160], others[320] = "";
+            /* glimpsed while the hand was away, clearly the likeliest:
+             * seen, no question (still revised if the card turns up) */
+            float w0 = ref__glimpsed(r, &cand[0].pieces[0]), w1 = 0;
+            bool glimpsed;
+            for (int c = 1; c < nc; c++)
+                w1 = fmaxf(w1, ref__glimpsed(r, &cand[c].pieces[0]));
+            glimpsed = w0 >= REF__GLIMPSE_MIN && w0 >= REF__GLIMPSE_LEAD * w1;
             rules_piece_text(r->game, &cand[0].pieces[0], what, sizeof what);
             for (int c = 1; c < nc && c < 6; c++) {
                 char w[32];
@@ -1435,7 +1504,7 @@ static int ref__observe(ref_referee *r, const ref_view *v, base_err *err)
                 ref__remember_guess(r, cand, nc);
             /* the one card that fits is no guess; among several, the
              * players are told which was recorded */
-            if (rc == 0 && nc > 1)
+            if (rc == 0 && nc > 1 && !glimpsed)
                 ref__emit(r, REF_EV_CONFIRM, 0, -1, NULL, NULL, NULL, 0,
                           "The card laid was taken with its square before the camera saw it: "
                           "recorded as %s; it could also have been %s%s: correct the move if "
@@ -1480,8 +1549,12 @@ int ref_observe(ref_referee *r, const ref_view *v, base_err *err)
     ref_alts *alt;
     ref_view vf;
     int rc, nh;
-    if (r->ngather == 0 || v->n > REF__MAX_PIECES)
-        return ref__observe(r, v, err);
+    /* (the moving table's glimpses end with the still table judged) */
+    if (r->ngather == 0 || v->n > REF__MAX_PIECES) {
+        rc = ref__observe(r, v, err);
+        r->nglimpse = 0;
+        return rc;
+    }
     have = malloc(sizeof *have * REF__MAX_PIECES);
     pieces = malloc(sizeof *pieces * (size_t)(v->n + 1));
     conf = malloc(sizeof *conf * (size_t)(v->n + 1));
@@ -1494,11 +1567,68 @@ int ref_observe(ref_referee *r, const ref_view *v, base_err *err)
         ref__align(r, have, nh, v->pieces, v->n);
         rc = ref__observe(r, ref__drop_ungathered(r, v, &vf, pieces, conf, alt), err);
     }
+    r->nglimpse = 0;
     free(have);
     free(pieces);
     free(conf);
     free(alt);
     return rc;
+}
+
+/* Keeps card p (engine cell) glimpsed with likelihood w: the most any
+ * glimpse gave it; when full, in place of the least likely. */
+static void ref__glimpse_add(ref_referee *r, const rules_piece *p, float w)
+{
+    int low = 0;
+    for (int i = 0; i < r->nglimpse; i++) {
+        if (ref__same_place(&r->glimpse[i].p, p) && ref__same_piece(&r->glimpse[i].p, p)) {
+            r->glimpse[i].w = fmaxf(r->glimpse[i].w, w);
+            return;
+        }
+        if (r->glimpse[i].w < r->glimpse[low].w)
+            low = i;
+    }
+    if (r->nglimpse < REF__GLIMPSES)
+        low = r->nglimpse++;
+    else if (r->glimpse[low].w >= w)
+        return;
+    r->glimpse[low].p = *p;
+    r->glimpse[low].w = w;
+}
+
+void ref_glimpse(ref_referee *r, const ref_view *v)
+{
+    rules_piece *have;
+    int nh, dx = r->dx, dy = r->dy;
+    if (strcmp(r->game, "cards") != 0 || !v || v->n <= 0 || v->n > REF__MAX_PIECES ||
+        !(have = malloc(sizeof *have * REF__MAX_PIECES)))
+        return;
+    nh = ref__position(ref__game(r), have);
+    /* lined up by the committed cards it shows, most of them: a reading
+     * off by a cell would teach the wrong cells */
+    if (nh > 0 && 2 * ref__shift(r, have, nh, v->pieces, v->n, &dx, &dy) < nh) {
+        free(have);
+        return;
+    }
+    for (int i = 0; i < v->n; i++) {
+        rules_piece p = v->pieces[i];
+        float c = v->conf ? fmaxf(v->conf[i], 0.02f) : 1.0f;
+        bool filled = false;
+        p.x = (int16_t)(p.x + dx);
+        p.y = (int16_t)(p.y + dy);
+        for (int j = 0; j < nh && !filled; j++)
+            filled = ref__same_place(&have[j], &p);
+        if (filled || p.c) /* (a card back says nothing of the card) */
+            continue;
+        ref__glimpse_add(r, &p, c);
+        for (int a = 0; v->alt && a < v->alt[i].n; a++) {
+            rules_piece q = v->alt[i].p[a];
+            q.x = p.x;
+            q.y = p.y;
+            ref__glimpse_add(r, &q, c * v->alt[i].w[a]);
+        }
+    }
+    free(have);
 }
 
 int ref_signal(ref_referee *r, int player, const rules_move *m, base_err *err)

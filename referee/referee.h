@@ -128,6 +128,15 @@ typedef struct ref_view {
 
 int ref_observe(ref_referee *r, const ref_view *v, base_err *err);
 
+/* A reading of a frame of a moving table whose hand is not over the
+ * pieces (it has gone to fetch something, or reaches in elsewhere).  Not
+ * judged: kept until the next ref_observe as what the camera glimpsed of
+ * cells the committed position leaves empty.  Cards: a card laid and taken
+ * again with its square before any still table showed it is then the card
+ * glimpsed there, rather than the first of those that fit.  Other games
+ * ignore it. */
+void ref_glimpse(ref_referee *r, const ref_view *v);
+
 /* A turn the camera cannot see (pass, reroll, draw) by player, from a tap,
  * a key or a button.  Announced like any move (illegal if out of turn). */
 int ref_signal(ref_referee *r, int player, const rules_move *m, base_err *err);

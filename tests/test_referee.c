@@ -998,6 +998,65 @@ static void test_cards_square_seen_before_gathered(void **state)
     ref_free(r);
 }
 
+/* Cards: a card laid and taken with its square before any still table
+ * showed it, but glimpsed on the moving table while the hand was away
+ * (ref_glimpse): the card glimpsed, not the first that fits, and no
+ * question.  A glimpse half as sure as another card's is no proof: the
+ * players are asked as before. */
+static void test_cards_glimpsed(void **state)
+{
+    log_ l = {0};
+    table t = {0}, g;
+    ref_referee *r = cards_ref(&l, NULL, 0, &t);
+    ref_view v;
+    (void)state;
+    put_card(&t, 4, 3, "6H");
+    see(r, &t, -1);
+    put_card(&t, 3, 4, "5S");
+    see(r, &t, -1);
+    assert_int_equal(l.n, 2);
+    /* the 5D glimpsed at (4,4), in a reading numbered from another origin */
+    g = t;
+    put_card(&g, 4, 4, "5D");
+    g.conf[3] = 0.7f;
+    for (int i = 0; i < g.n; i++) {
+        g.p[i].x = (int16_t)(g.p[i].x - 2);
+        g.p[i].y = (int16_t)(g.p[i].y + 1);
+    }
+    v = (ref_view){g.p, g.conf, g.n, -1, NULL, 0, g.alt};
+    ref_glimpse(r, &v);
+    t.n = 0;
+    assert_int_equal(see(r, &t, -1), 0);
+    assert_int_equal(l.n, 3);
+    assert_int_equal(l.kind[2], REF_EV_MOVE);
+    assert_int_equal(l.points[2], 5 + 6 + 5 + 5);
+    ref_free(r);
+
+    /* the 5D at 0.4 and, as its other reading, the 6D at 0.4 * 0.8 */
+    memset(&l, 0, sizeof l);
+    r = cards_ref(&l, NULL, 0, &t);
+    put_card(&t, 4, 3, "6H");
+    see(r, &t, -1);
+    put_card(&t, 3, 4, "5S");
+    see(r, &t, -1);
+    g = t;
+    put_card(&g, 4, 4, "5D");
+    g.conf[3] = 0.4f;
+    g.alt[3].n = 1;
+    g.alt[3].p[0] = g.p[3];
+    g.alt[3].p[0].a = 6;
+    g.alt[3].w[0] = 0.8f;
+    v = (ref_view){g.p, g.conf, g.n, -1, NULL, 0, g.alt};
+    ref_glimpse(r, &v);
+    t.n = 0;
+    assert_int_equal(see(r, &t, -1), 0);
+    assert_int_equal(l.n, 2 + 2);
+    assert_int_equal(l.points[2], 21); /* the likelier still first */
+    assert_int_equal(l.kind[3], REF_EV_CONFIRM);
+    assert_non_null(strstr(l.text[3], "recorded as the 5D at (1,1)"));
+    ref_free(r);
+}
+
 /* Readings turned a quarter or a half round are turned back to the axes
  * asked for, their cells and alternatives with them. */
 static void test_reading_turn_to(void **state)
@@ -1231,6 +1290,7 @@ int main(void)
         cmocka_unit_test(test_cards_guess_revised),
         cmocka_unit_test(test_cards_pending_taken),
         cmocka_unit_test(test_cards_square_seen_before_gathered),
+        cmocka_unit_test(test_cards_glimpsed),
         cmocka_unit_test(test_reading_turn_to),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
