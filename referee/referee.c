@@ -48,6 +48,7 @@ struct ref_referee {
     int pending_player;      /* stands if play goes on uncorrected */
     rules_move pending;
     float pending_conf[RULES_MAX_MOVE_PIECES]; /* how sure each of its pieces was */
+    ref_alts pending_alt[RULES_MAX_MOVE_PIECES]; /* ... and what else each may be */
     rules_piece *last_seen;  /* the reading that caused ILLEGAL/CONFIRM */
     int nlast_seen;
     rules_piece scratch[REF__MAX_PIECES];
@@ -1327,8 +1328,14 @@ static int ref__observe(ref_referee *r, const ref_view *v, base_err *err)
                 !ref__same_piece(&r->pending.pieces[i], &seen[found])) {
                 rules_piece was = r->pending.pieces[i];
                 r->pending.pieces[i] = seen[found];
-                if (!ref__move_legal(r, r->pending_player, &r->pending))
+                if (!ref__move_legal(r, r->pending_player, &r->pending)) {
                     r->pending.pieces[i] = was;
+                } else {
+                    r->pending_conf[i] = v->conf[found];
+                    r->pending_alt[i].n = 0;
+                    if (v->alt)
+                        r->pending_alt[i] = v->alt[found];
+                }
             }
         }
         for (int j = 0; j < ns && !played_on; j++) {
@@ -1347,6 +1354,16 @@ static int ref__observe(ref_referee *r, const ref_view *v, base_err *err)
             if ((rc = ref__play(r, r->pending_player, &r->pending, NULL, 0, DB_SRC_CAMERA, &pv,
                                 err)) != 0)
                 goto done;
+            if (!strcmp(r->game, "cards")) {
+                /* a card that stood unsure may prove another later */
+                ref_view pw;
+                memset(&pw, 0, sizeof pw);
+                pw.pieces = r->pending.pieces;
+                pw.conf = r->pending_conf;
+                pw.alt = r->pending_alt;
+                pw.n = r->pending.npieces;
+                ref__remember_read(r, &r->pending, r->pending.pieces, &pw);
+            }
             r->state = REF__OK;
             nh = ref__position(ref__game(r), have);
             ref__keep_committed(r, have, nh, seen, ns);
@@ -1405,8 +1422,12 @@ static int ref__observe(ref_referee *r, const ref_view *v, base_err *err)
                                                &r->pending_player);
             for (int k = 0; r->has_pending && k < r->pending.npieces; k++)
                 for (int j = 0; j < ns; j++)
-                    if (ref__same_place(&r->pending.pieces[k], &seen[j]))
+                    if (ref__same_place(&r->pending.pieces[k], &seen[j])) {
                         r->pending_conf[k] = v->conf[j];
+                        r->pending_alt[k].n = 0;
+                        if (v->alt)
+                            r->pending_alt[k] = v->alt[j];
+                    }
             if ((rc = ref__remember(r, seen, ns)) == 0)
                 ref__emit(r, REF_EV_CONFIRM, 0, -1, NULL, NULL, have, nh,
                           "A piece read as %s is unsure (confidence %.2f): straighten it, "

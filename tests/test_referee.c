@@ -929,6 +929,44 @@ static void test_cards_pending_taken(void **state)
     ref_free(r);
 }
 
+/* Cards: a card read unsure (0.4; or the 6D, half as likely) that stood
+ * once play went on over it is a guess too: the 6H laid for sure later
+ * shows it was the 6D (sim seed 803: a QH that stood at 0.45, and the
+ * real QH called card-seen). */
+static void test_cards_stood_then_laid(void **state)
+{
+    log_ l = {0};
+    table t = {0};
+    ref_referee *r = cards_ref(&l, NULL, 0, &t);
+    (void)state;
+    put_card(&t, 4, 3, "6H");
+    t.conf[1] = 0.4f;
+    t.alt[1].n = 1;
+    t.alt[1].p[0] = t.p[1];
+    {
+        int rank, suit;
+        rules_card_from_name("6D", &rank, &suit);
+        t.alt[1].p[0].b = (uint8_t)suit;
+    }
+    t.alt[1].w[0] = 0.5f;
+    see(r, &t, -1);
+    assert_int_equal(l.n, 1);
+    assert_int_equal(l.kind[0], REF_EV_CONFIRM);
+    put_card(&t, 5, 3, "7D"); /* B plays on */
+    see(r, &t, -1);
+    assert_int_equal(l.n, 3);
+    assert_int_equal(l.kind[1], REF_EV_MOVE);
+    assert_int_equal(l.kind[2], REF_EV_MOVE);
+    put_card(&t, 3, 4, "6H");
+    see(r, &t, -1);
+    assert_int_equal(l.n, 5);
+    assert_int_equal(l.kind[3], REF_EV_CORRECTED);
+    assert_non_null(strstr(l.text[3], "recorded as 6H was 6D"));
+    assert_int_equal(l.kind[4], REF_EV_MOVE);
+    assert_int_equal(l.player[4], 0);
+    ref_free(r);
+}
+
 /* Cards: a player lays the card that completes a square and takes the
  * square after a pause: the still table in between shows the card laid
  * and the square still there.  That is the move, with its captures (before:
@@ -1289,6 +1327,7 @@ int main(void)
         cmocka_unit_test(test_cards_misread_and_laid_and_taken),
         cmocka_unit_test(test_cards_guess_revised),
         cmocka_unit_test(test_cards_pending_taken),
+        cmocka_unit_test(test_cards_stood_then_laid),
         cmocka_unit_test(test_cards_square_seen_before_gathered),
         cmocka_unit_test(test_cards_glimpsed),
         cmocka_unit_test(test_reading_turn_to),
