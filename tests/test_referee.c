@@ -703,6 +703,19 @@ static ref_referee *cards_ref(log_ *l, db *store, int64_t match, table *t)
     return r;
 }
 
+/* cards_ref, then A's 6H at (4,3) and B's 5S at (3,4), read surely: the
+ * square (3,3)-(4,4) lacks one card. */
+static ref_referee *cards_corner(log_ *l, table *t)
+{
+    ref_referee *r = cards_ref(l, NULL, 0, t);
+    put_card(t, 4, 3, "6H");
+    see(r, t, -1);
+    put_card(t, 3, 4, "5S");
+    see(r, t, -1);
+    assert_int_equal(l->n, 2);
+    return r;
+}
+
 /* Cards: a committed card misread stays what it was (a card leaves only
  * when captured), and a card laid and taken with the square it completed
  * before any still table showed it is still a move: the one that leaves
@@ -901,11 +914,7 @@ static void test_cards_pending_taken(void **state)
      * read at 0.41 beside a square taken for 34 points): the cards gone
      * are play going on over it */
     memset(&l, 0, sizeof l);
-    r = cards_ref(&l, NULL, 0, &t);
-    put_card(&t, 4, 3, "6H");
-    see(r, &t, -1);
-    put_card(&t, 3, 4, "5S");
-    see(r, &t, -1);
+    r = cards_corner(&l, &t);
     put_card(&t, 2, 3, "4H"); /* A's, unsure */
     t.conf[3] = 0.4f;
     see(r, &t, -1);
@@ -978,14 +987,9 @@ static void test_cards_square_seen_before_gathered(void **state)
 {
     log_ l = {0};
     table t = {0};
-    ref_referee *r = cards_ref(&l, NULL, 0, &t);
+    ref_referee *r = cards_corner(&l, &t);
     rules_status st;
     (void)state;
-    put_card(&t, 4, 3, "6H");
-    see(r, &t, -1);
-    put_card(&t, 3, 4, "5S");
-    see(r, &t, -1);
-    assert_int_equal(l.n, 2);
     put_card(&t, 4, 4, "5D"); /* A completes the square: 5 + 6 + 5 + 5 */
     assert_int_equal(see(r, &t, -1), 0);
     assert_int_equal(l.n, 3);
@@ -1016,11 +1020,7 @@ static void test_cards_square_seen_before_gathered(void **state)
 
     /* the same square, then the card laid taken back: a take-back */
     memset(&l, 0, sizeof l);
-    r = cards_ref(&l, NULL, 0, &t);
-    put_card(&t, 4, 3, "6H");
-    see(r, &t, -1);
-    put_card(&t, 3, 4, "5S");
-    see(r, &t, -1);
+    r = cards_corner(&l, &t);
     put_card(&t, 4, 4, "5D");
     see(r, &t, -1);
     assert_int_equal(l.n, 3);
@@ -1045,14 +1045,9 @@ static void test_cards_glimpsed(void **state)
 {
     log_ l = {0};
     table t = {0}, g;
-    ref_referee *r = cards_ref(&l, NULL, 0, &t);
+    ref_referee *r = cards_corner(&l, &t);
     ref_view v;
     (void)state;
-    put_card(&t, 4, 3, "6H");
-    see(r, &t, -1);
-    put_card(&t, 3, 4, "5S");
-    see(r, &t, -1);
-    assert_int_equal(l.n, 2);
     /* the 5D glimpsed at (4,4), in a reading numbered from another origin */
     g = t;
     put_card(&g, 4, 4, "5D");
@@ -1072,11 +1067,7 @@ static void test_cards_glimpsed(void **state)
 
     /* the 5D at 0.4 and, as its other reading, the 6D at 0.4 * 0.8 */
     memset(&l, 0, sizeof l);
-    r = cards_ref(&l, NULL, 0, &t);
-    put_card(&t, 4, 3, "6H");
-    see(r, &t, -1);
-    put_card(&t, 3, 4, "5S");
-    see(r, &t, -1);
+    r = cards_corner(&l, &t);
     g = t;
     put_card(&g, 4, 4, "5D");
     g.conf[3] = 0.4f;
