@@ -23,6 +23,7 @@
 
 #include "calib.h"
 #include "cards.h"
+#include "referee.h"
 #include "sim.h"
 
 #define PPM 3.0
@@ -824,6 +825,41 @@ static void test_hand(void **state)
     vis_image_free(img);
 }
 
+/* A lamp's reflection on a glossy mat, spread over a corner of the play
+ * area (sim seed 801's first frame: its green half replaced by white), is
+ * no hand: before, the reader saw one on every still frame of that match,
+ * and the referee never started it. */
+static void test_hand_not_sheen(void **state)
+{
+    sim_options o;
+    sim_stream *s = NULL;
+    vis_image *img = NULL;
+    ref_reader *rd = NULL;
+    ref_reader_config rc = {"cards", NULL, NULL, 0};
+    ref_reading *r = malloc(sizeof *r);
+    char *tj = NULL;
+    base_err e;
+    (void)state;
+    assert_non_null(r);
+    sim_options_default(&o);
+    o.width = 1280;
+    o.height = 960;
+    o.max_moves = 1;
+    assert_int_equal(sim_stream_new("cards", 801, &o, &s, &e), 0);
+    assert_int_equal(sim_stream_next(s, &img, &tj, &e), 0);
+    assert_non_null(strstr(tj, "\"hand_in_view\":false"));
+    free(tj);
+    sim_stream_free(s);
+    /* read as `tablecam recognize` and the referee read it */
+    assert_int_equal(ref_reader_new(&rc, &rd, &e), 0);
+    assert_int_equal(ref_reader_read(rd, img, r, &e), 0);
+    assert_false(r->hand);
+    assert_int_equal(r->n, 1);
+    ref_reader_free(rd);
+    vis_image_free(img);
+    free(r);
+}
+
 /* Pips in no card's layout (what a cut straddling two cards shows): five
  * pips of which one has no mirror image about the middle of their box.
  * The count is read, but not surely (conf under 0.5); the same card in
@@ -1079,7 +1115,7 @@ int main(void)
         cmocka_unit_test(test_letter_in_pieces), cmocka_unit_test(test_blurred_spade),
         cmocka_unit_test(test_ace_upside_down), cmocka_unit_test(test_speck_not_ace),
         cmocka_unit_test(test_glow_not_back), cmocka_unit_test(test_axes_kept_from_sure),
-        cmocka_unit_test(test_pips_off_layout),
+        cmocka_unit_test(test_pips_off_layout), cmocka_unit_test(test_hand_not_sheen),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4019,11 +4019,34 @@ int vis_cards_read(vis_cards *c, const vis_image *top, const vis_view *vw, vis_c
     return 0;
 }
 
+/* Whether pixel p (B G R) is the mat m (its model's colour there, as
+ * bright as p) under a sheen: a light's reflection on a glossy mat
+ * replaces part of its colour with white (p = a m + b, a well below 1,
+ * b > 0).  A lamp's reflection spread over a corner of a vinyl mat read
+ * as another hue, and a still table as a hand for a whole match (sim
+ * seed 801: a = 0.5).  Skin on a green or blue mat is not on that line
+ * (red well above it), nor a dark sleeve; skin on a wooden mat is, but
+ * as the wood's colour almost whole (a near 1). */
+static bool cd__mat_lit(const unsigned char *p, const double *m)
+{
+    /* least squares over (a, b): p ~ a m + b (1, 1, 1) */
+    double sm = m[0] + m[1] + m[2], smm = m[0] * m[0] + m[1] * m[1] + m[2] * m[2];
+    double sp = (double)p[0] + p[1] + p[2], smp = m[0] * p[0] + m[1] * p[1] + m[2] * p[2];
+    double det = 3 * smm - sm * sm, a, b, res = 0;
+    if (det < 1e-6)
+        return false; /* a grey mat: no line to be on */
+    a = (3 * smp - sm * sp) / det;
+    b = (sp - a * sm) / 3;
+    for (int k = 0; k < 3; k++)
+        res += fabs(p[k] - a * m[k] - b);
+    return a >= 0.35 && a <= 0.85 && b >= 0 && res < 36;
+}
+
 /* A hand or arm over the table: a region of the silhouettes that crosses
  * the play area's edge (players reach in from outside) and holds more
  * than a card and a half of pixels that are not card stock (skin, a
  * sleeve: another hue than the mat or darker, and not bright near-neutral
- * paper).  Cards at the edge
+ * paper) nor the mat lit or shaded (cd__mat_lit).  Cards at the edge
  * are mostly paper; one face-down card's back is less than that area. */
 static void cd__hand(const vis_cards *c, cd__det *d, const vis_view *vw, vis_survey *out)
 {
@@ -4064,7 +4087,13 @@ static void cd__hand(const vis_cards *c, cd__det *d, const vis_view *vw, vis_sur
                     double br = p[0] + p[1] + p[2], inv = 1 / (br > 30 ? br : 30);
                     double neu = fabs(p[0] * inv - 1.0 / 3) + fabs(p[1] * inv - 1.0 / 3) +
                                  fabs(p[2] * inv - 1.0 / 3);
-                    nforeign += !(d->ex[k] > d->tb && neu * 765 < 70);
+                    if (d->ex[k] > d->tb && neu * 765 < 70)
+                        continue;
+                    /* the mat's colour where its model is that bright
+                     * (the model's brightness follows a broad sheen) */
+                    double model = br - d->ex[k], sc = model / c->mat.c0;
+                    double m[3] = {c->mat.rgb[0] * sc, c->mat.rgb[1] * sc, c->mat.rgb[2] * sc};
+                    nforeign += fabs(br - model) > 0.15 * model || !cd__mat_lit(p, m);
                 }
             }
         }
