@@ -68,6 +68,7 @@
  *    sure of two takes its runner-up reading when that is free (one
  *    deck). */
 #include "cards.h"
+#include "light.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -4029,17 +4030,8 @@ int vis_cards_read(vis_cards *c, const vis_image *top, const vis_view *vw, vis_c
  * as the wood's colour almost whole (a near 1). */
 static bool cd__mat_lit(const unsigned char *p, const double *m)
 {
-    /* least squares over (a, b): p ~ a m + b (1, 1, 1) */
-    double sm = m[0] + m[1] + m[2], smm = m[0] * m[0] + m[1] * m[1] + m[2] * m[2];
-    double sp = (double)p[0] + p[1] + p[2], smp = m[0] * p[0] + m[1] * p[1] + m[2] * p[2];
-    double det = 3 * smm - sm * sm, a, b, res = 0;
-    if (det < 1e-6)
-        return false; /* a grey mat: no line to be on */
-    a = (3 * smp - sm * sp) / det;
-    b = (sp - a * sm) / 3;
-    for (int k = 0; k < 3; k++)
-        res += fabs(p[k] - a * m[k] - b);
-    return a >= 0.35 && a <= 0.85 && b >= 0 && res < 36;
+    double a, b;
+    return vis__light_fit(p, m, -1e9, &a, &b) < 12 && a >= 0.35 && a <= 0.85 && b > 0;
 }
 
 /* A hand or arm over the table: a region of the silhouettes that crosses

@@ -30,6 +30,7 @@
  * A hand or arm shows as a large region unlike the table that crosses the
  * edge of the play area. */
 #include "qwirkle.h"
+#include "light.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -2499,47 +2500,13 @@ int vis_qwirkle_read(vis_qwirkle *q, const vis_image *top, const vis_view *vw, v
 
 /* Whether colour p (B, G, R) is the table's colour med under more light:
  * a * med + b * white with a >= 0.9 (a lamp's hot spot) and b >= 0 (its
- * glare), within a few levels.  A lit patch of the table is no hand. */
+ * glare), within a few levels.  A lit patch of the table is no hand (a
+ * hot spot on a dark table, sim seed 600015, was one on all 10 frames
+ * while a < 0.9 was refused rather than fitted on the bound). */
 static bool qw__lit_table(const unsigned char *p, const double med[3])
 {
-    double sm = 0, sp = 0, smm = 0, smp = 0, a, b, res = 0, det;
-    for (int c = 0; c < 3; c++) {
-        sm += med[c];
-        sp += p[c];
-        smm += med[c] * med[c];
-        smp += med[c] * p[c];
-    }
-    det = 3 * smm - sm * sm;
-    if (det < 1e-6) { /* a grey table: any grey is it, lit */
-        a = sp / fmax(sm, 1);
-        b = 0;
-    } else {
-        a = (3 * smp - sm * sp) / det;
-        b = (sp - a * sm) / 3;
-    }
-    if (b < 0) {
-        /* no negative white: the best fit with b = 0 (more of the same
-         * light; the least-squares line through the three channels may
-         * dip below zero where the plain product fits within the noise) */
-        b = 0;
-        a = smp / fmax(smm, 1e-6);
-    }
-    if (a < 0.9) {
-        /* the least squares under a >= 0.9 lie on that bound.  On a
-         * near-grey table the free line through the three channels is
-         * ill-conditioned (their levels all but equal), and a pixel's
-         * noise of a few levels sets its slope anywhere: in a lamp's hot
-         * spot on a dark table (sim seed 600015) many pixels came out at
-         * a < 0.9, and the hot spot was a hand on all 10 frames (3 now).
-         * Whether the colour fits is then the residual's to say. */
-        a = 0.9;
-        b = fmax(0, (sp - a * sm) / 3);
-    }
-    for (int c = 0; c < 3; c++) {
-        double e = p[c] - a * med[c] - b;
-        res += e * e;
-    }
-    return sqrt(res / 3) < fmax(3.0, 0.025 * sp / 3);
+    double a, b;
+    return vis__light_fit(p, med, 0.9, &a, &b) < fmax(3.0, 0.025 * (p[0] + p[1] + p[2]) / 3);
 }
 
 int vis_qwirkle_survey(vis_qwirkle *q, const vis_image *top, const vis_view *vw, vis_survey *out,
