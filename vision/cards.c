@@ -244,7 +244,10 @@ static bool cd__warp(const vis_cards *c, const vis_image *src, vis_homography hi
     const double W = 32.0 / M[8];
     const int sw = src->width, sh = src->height;
     const size_t sstride = (size_t)src->stride;
-    const unsigned char *sd = src->data, *send = sd + sstride * (size_t)(sh - 1) + 3 * (size_t)sw;
+    const unsigned char *sd = src->data;
+#ifdef __SSE2__
+    const unsigned char *send = sd + sstride * (size_t)(sh - 1) + 3 * (size_t)sw;
+#endif
     const unsigned w1 = (unsigned)(sw > 1 ? sw - 1 : 0), h1 = (unsigned)(sh > 1 ? sh - 1 : 0);
     x0 = x0 < 0 ? 0 : x0;
     y0 = y0 < 0 ? 0 : y0;
