@@ -11,7 +11,7 @@
 #define REF__CERTAIN 0.9f  /* pieces read at least this sure are not second-guessed */
 #define REF__MAX_TRY 6     /* at most this many pieces' alternatives are combined */
 #define REF__ALT_FLOOR 0.2 /* an alternative reading this unlikely is not taken */
-#define REF__GUESSES 4    /* guesses remembered (the newest) */
+#define REF__GUESSES 24   /* guesses remembered (the newest): a whole match of them */
 #define REF__GUESS_MAX 15 /* other cards remembered for each */
 #define REF__GATHER 25    /* captured cards not yet gathered (a 5x5 union at most) */
 #define REF__GLIMPSES 64  /* cards glimpsed at empty cells, kept */
