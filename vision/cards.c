@@ -1103,8 +1103,8 @@ static int cd__count01(const unsigned char *m, int n)
 
 /* One 3x3 erosion (erode) or dilation of the mask, as a row pass and a
  * column pass (outside the view counts as 0). */
-/* o = a op b op c over n bytes, eight at a time (the mask is 0/1 bytes, so
- * whole words combine as well as single bytes do). */
+/* o = a op b op c over n bytes, sixteen and then eight at a time (the
+ * mask is 0/1 bytes, so whole words combine as well as single bytes do). */
 static void cd__combine3(unsigned char *o, const unsigned char *a, const unsigned char *b,
                          const unsigned char *c, int n, bool and_op)
 {
