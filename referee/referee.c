@@ -537,19 +537,17 @@ static float ref__glimpsed(const ref_referee *r, const rules_piece *p)
     return 0;
 }
 
-/* Whether card c at cell (x, y), laid by player in g, leaves exactly the
- * table seen; after: room for the position. */
-static bool ref__fits_unseen(const rules_game *g, int player, rules_piece c, int x, int y,
+/* Whether card c (at its cell), laid by player in g, leaves exactly the
+ * table seen, the move into m; after: room for the position. */
+static bool ref__fits_unseen(const rules_game *g, int player, const rules_piece *c,
                              const rules_piece *seen, int ns, rules_piece *after, rules_move *m)
 {
     rules_game *trial = NULL;
     rules_verdict v;
     bool ok;
-    c.x = (int16_t)x;
-    c.y = (int16_t)y;
     rules_move_init(m, RULES_MOVE_PLACE);
     m->npieces = 1;
-    m->pieces[0] = c;
+    m->pieces[0] = *c;
     if (rules_game_clone(g, &trial) != 0)
         return false;
     rules_apply(trial, player, m, &v);
@@ -610,8 +608,7 @@ static int ref__laid_and_taken(const ref_referee *r, const rules_game *g, const 
         used[best] = 1;
         for (int k = 0; k < ncells && !near; k++)
             near = ref__same_place(&cells[k], &r->glimpse[best].p);
-        if (near && ref__fits_unseen(g, player, r->glimpse[best].p, r->glimpse[best].p.x,
-                                     r->glimpse[best].p.y, seen, ns, after, &m[n]))
+        if (near && ref__fits_unseen(g, player, &r->glimpse[best].p, seen, ns, after, &m[n]))
             n++;
     }
     for (int k = 0; k < ncells && n < cap; k++)
@@ -624,7 +621,7 @@ static int ref__laid_and_taken(const ref_referee *r, const rules_game *g, const 
                 for (int q = 0; q < n && !had; q++)
                     had = ref__same_place(&m[q].pieces[0], &c) &&
                           ref__same_piece(&m[q].pieces[0], &c);
-                if (!had && ref__fits_unseen(g, player, c, c.x, c.y, seen, ns, after, &m[n]))
+                if (!had && ref__fits_unseen(g, player, &c, seen, ns, after, &m[n]))
                     n++;
             }
     free(after);
