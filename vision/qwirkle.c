@@ -1356,6 +1356,52 @@ static void qw__beyond(const vis_qwirkle *q, double x, double y, double half, do
     f[3] = qw__phi(q, (-y - half) / sgy);
 }
 
+/* The model of a top face and what is blurred into it from beyond its
+ * sides (qw__clean in the view, qw__cam_fit in the camera frame): blur
+ * k's template of shape sh at a pose, and the sides' blur. */
+typedef struct qw__face {
+    const float *t; /* blur k's templates */
+    int sh;
+    qw__pose pose;
+    double ca, sa, half, sgx, sgy;
+} qw__face;
+
+static qw__face qw__face_at(const vis_qwirkle *q, int k, int sh, qw__pose pose)
+{
+    qw__face fc;
+    fc.t = q->cur + (size_t)k * 6 * QW__TSIDE * QW__TSIDE;
+    fc.sh = sh;
+    fc.pose = pose;
+    fc.ca = cos(pose.a);
+    fc.sa = sin(pose.a);
+    fc.half = 0.4875 * q->cube_mm;
+    qw__side_blur(q, k, &fc.sgx, &fc.sgy);
+    return fc;
+}
+
+/* The model's terms at offset (ou, ov) mm from the face's centre: f[0]
+ * 1 (an offset), f[1] the template, f[2..5] the light beyond each side
+ * (qw__beyond). */
+static void qw__face_row(const vis_qwirkle *q, const qw__face *fc, double ou, double ov,
+                         double f[6])
+{
+    const int side = QW__TSIDE, sh = fc->sh;
+    const double c = QW__THALF * QW__TRES - 0.5;
+    double ox = ou - fc->pose.du, oy = ov - fc->pose.dv, tv = 0;
+    double fx = ox * fc->ca + oy * fc->sa, fy = -ox * fc->sa + oy * fc->ca;
+    double u = fx * QW__TRES + c, v = fy * QW__TRES + c;
+    int iu = (int)u, iv = (int)v;
+    if (u >= 0 && v >= 0 && iu < side - 1 && iv < side - 1) {
+        double fu = u - iu, fv = v - iv;
+        const float *r0 = fc->t + 6 * ((size_t)iv * side + iu), *r1 = r0 + 6 * side;
+        tv = (1 - fu) * (1 - fv) * r0[sh] + fu * (1 - fv) * r0[6 + sh] +
+             (1 - fu) * fv * r1[sh] + fu * fv * r1[6 + sh];
+    }
+    qw__beyond(q, fx, fy, fc->half, fc->sgx, fc->sgy, f + 2);
+    f[0] = 1;
+    f[1] = tv;
+}
+
 /* Removes from the patch what lies beyond the cube's top face and is
  * blurred into it: at the edge of the board the table (often far
  * brighter than the body) is only a few millimetres from the symbol, and
@@ -1371,30 +1417,13 @@ static void qw__beyond(const vis_qwirkle *q, double x, double y, double half, do
 static bool qw__clean(const vis_qwirkle *q, qw__patch *p, int k, int shape, qw__pose pose)
 {
     enum { NC = 6 };
-    const int side = QW__TSIDE;
-    const float *t = q->cur + (size_t)k * 6 * QW__TSIDE * QW__TSIDE;
-    const double ca = cos(pose.a), sa = sin(pose.a), c = QW__THALF * QW__TRES - 0.5;
-    const double half = 0.4875 * q->cube_mm;
-    double sgx, sgy;
     double a[NC * NC] = {0}, b[NC] = {0}, f[NC], emax[4] = {0};
     bool out[NC] = {false};
-    qw__side_blur(q, k, &sgx, &sgy);
     if (p->n < 24 || shape < 0)
         return false;
+    const qw__face fc = qw__face_at(q, k, shape, pose);
     for (int i = 0; i < p->n; i++) {
-        double ox = p->u[i] - pose.du, oy = p->v[i] - pose.dv;
-        double x = ox * ca + oy * sa, y = -ox * sa + oy * ca;
-        double u = x * QW__TRES + c, v = y * QW__TRES + c, tv = 0;
-        int iu = (int)u, iv = (int)v;
-        if (u >= 0 && v >= 0 && iu < side - 1 && iv < side - 1) {
-            double fu = u - iu, fv = v - iv;
-            const float *r0 = t + 6 * ((size_t)iv * side + iu), *r1 = r0 + 6 * side;
-            tv = (1 - fu) * (1 - fv) * r0[shape] + fu * (1 - fv) * r0[6 + shape] +
-                 (1 - fu) * fv * r1[shape] + fu * fv * r1[6 + shape];
-        }
-        qw__beyond(q, x, y, half, sgx, sgy, f + 2);
-        f[0] = 1;
-        f[1] = tv;
+        qw__face_row(q, &fc, p->u[i], p->v[i], f);
         for (int r = 0; r < 4; r++)
             emax[r] = fmax(emax[r], f[2 + r]);
         for (int r = 0; r < NC; r++) {
@@ -1453,8 +1482,8 @@ static bool qw__clean(const vis_qwirkle *q, qw__patch *p, int k, int shape, qw__
     p->s = p->ss = 0;
     for (int i = 0; i < p->n; i++) {
         double ox = p->u[i] - pose.du, oy = p->v[i] - pose.dv;
-        double x = ox * ca + oy * sa, y = -ox * sa + oy * ca, e = 0;
-        qw__beyond(q, x, y, half, sgx, sgy, f + 2);
+        double x = ox * fc.ca + oy * fc.sa, y = -ox * fc.sa + oy * fc.ca, e = 0;
+        qw__beyond(q, x, y, fc.half, fc.sgx, fc.sgy, f + 2);
         for (int r = 2; r < NC; r++)
             e += b[r] * f[r];
         p->val[i] = (float)(p->val[i] - e);
@@ -1730,30 +1759,16 @@ static void qw__cam_setup(qw__cam *c, const vis_view *vw, double x0, double y0, 
 static double qw__cam_fit(const vis_qwirkle *q, qw__cam *c, int k, int sh, qw__pose pose)
 {
     enum { NC = 6 };
-    const int side = QW__TSIDE;
-    const float *t = q->cur + (size_t)k * 6 * QW__TSIDE * QW__TSIDE;
-    const double ca = cos(pose.a), sa = sin(pose.a), tc = QW__THALF * QW__TRES - 0.5;
-    const double half = 0.4875 * q->cube_mm;
-    double sgx, sgy;
+    const qw__face fc = qw__face_at(q, k, sh, pose);
     double a[NC * NC] = {0}, th[NC] = {0}, emax[4] = {0}, ll = 0;
     bool use[NC] = {true, true};
-    qw__side_blur(q, k, &sgx, &sgy);
     for (int d = 0; d < c->nd; d++) {
-        double ox = c->ou[d] - pose.du, oy = c->ov[d] - pose.dv;
-        double fx = ox * ca + oy * sa, fy = -ox * sa + oy * ca, tv = 0, fb[4];
-        double u = fx * QW__TRES + tc, v = fy * QW__TRES + tc;
-        int iu = (int)u, iv = (int)v;
-        if (u >= 0 && v >= 0 && iu < side - 1 && iv < side - 1) {
-            double fu = u - iu, fv = v - iv;
-            const float *r0 = t + 6 * ((size_t)iv * side + iu), *r1 = r0 + 6 * side;
-            tv = (1 - fu) * (1 - fv) * r0[sh] + fu * (1 - fv) * r0[6 + sh] +
-                 (1 - fu) * fv * r1[sh] + fu * fv * r1[6 + sh];
-        }
-        qw__beyond(q, fx, fy, half, sgx, sgy, fb);
-        c->ft[d] = (float)tv;
+        double f[NC];
+        qw__face_row(q, &fc, c->ou[d], c->ov[d], f);
+        c->ft[d] = (float)f[1];
         for (int r = 0; r < 4; r++) {
-            c->fs[r][d] = (float)fb[r];
-            emax[r] = fmax(emax[r], fb[r]);
+            c->fs[r][d] = (float)f[2 + r];
+            emax[r] = fmax(emax[r], f[2 + r]);
         }
     }
     for (int r = 0; r < 4; r++)
