@@ -630,6 +630,38 @@ static void test_edge_ramp(void **state)
     vis_image_free(img);
 }
 
+/* A large index (a cream deck's: letters 9 mm tall, thick strokes) whose
+ * letter the blur has run into the heart under it: one glyph 16 mm tall.
+ * Read whole, its lower half was the heart's blob and the K was read as a
+ * Q.  The letter is the part above the glyph's faintest row. */
+static void test_letter_on_symbol(void **state)
+{
+    (void)state;
+    /* a Q: an octagon 5.5 x 8.5 mm and its tail; a K */
+    static const double queen[9][4] = {{1.5, 0, 4, 0},     {4, 0, 5.5, 2},   {5.5, 2, 5.5, 6.5},
+                                       {5.5, 6.5, 4, 8.5}, {4, 8.5, 1.5, 8.5}, {1.5, 8.5, 0, 6.5},
+                                       {0, 6.5, 0, 2},     {0, 2, 1.5, 0},   {3.2, 6, 5.8, 9}};
+    static const double kay[3][4] = {{0, 0, 0, 9}, {0, 5.2, 5.5, 0}, {1.8, 3.6, 5.5, 9}};
+    design heart = plain;
+    heart.shape = 1;
+    for (int l = 0; l < 2; l++) {
+        vis_image *img = new_view();
+        draw_court_in(img, 200, 220, l == 0 ? queen : kay, l == 0 ? 9 : 3, &heart, heart.ink);
+        /* the heart's top touches the letter's foot */
+        for (int s = 1; s >= -1; s -= 2)
+            pip(img, &heart, 200, 220, 0, s * -25.7, s * -27.8, s * 3.2);
+        vis_cards_reading *r = read_view_blur(img, 1.5);
+        assert_int_equal(r->ncards, 1);
+        const vis_card *k = card_near(r, 200, 220, 4);
+        assert_non_null(k);
+        assert_true(k->court);
+        assert_int_equal(k->rank, l == 0 ? 12 : 13);
+        assert_int_equal(k->suit, 1); /* hearts */
+        free(r);
+        vis_image_free(img);
+    }
+}
+
 /* A court whose letter comes in two pieces side by side (a K whose stem
  * does not touch its arms, as in some fonts, or a K cut by a line along
  * the card's side): the index reads as a "10", no letter, and the card
@@ -1112,7 +1144,8 @@ int main(void)
         cmocka_unit_test(test_black_mat),     cmocka_unit_test(test_pair_which_way),
         cmocka_unit_test(test_speckled_table), cmocka_unit_test(test_court_letters),
         cmocka_unit_test(test_faint_letter), cmocka_unit_test(test_edge_ramp),
-        cmocka_unit_test(test_letter_in_pieces), cmocka_unit_test(test_blurred_spade),
+        cmocka_unit_test(test_letter_in_pieces), cmocka_unit_test(test_letter_on_symbol),
+        cmocka_unit_test(test_blurred_spade),
         cmocka_unit_test(test_ace_upside_down), cmocka_unit_test(test_speck_not_ace),
         cmocka_unit_test(test_glow_not_back), cmocka_unit_test(test_axes_kept_from_sure),
         cmocka_unit_test(test_pips_off_layout), cmocka_unit_test(test_hand_not_sheen),

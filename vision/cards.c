@@ -2803,6 +2803,49 @@ static int cd__faint_letter(cd__patch *p, int corner, int top)
     return id;
 }
 
+/* The letter's part of an index glyph (the blob id, box *x0..*y1) that
+ * holds the letter and the suit symbol under it: the rows above the one
+ * with the least ink strength (the blob's pixels summed) from 5 mm down to
+ * 0.7 of the glyph's height, upright (corner 1 is turned); the box shrinks
+ * to the blob's pixels there. */
+static void cd__letter_above_symbol(const cd__patch *p, int id, int corner, int *x0, int *y0,
+                                    int *x1, int *y1)
+{
+    const double P = CD__PPM;
+    int bh = *y1 - *y0 + 1, lo = (int)(5 * P), hi = (int)(0.7 * bh), best = -1;
+    long bsum = 0;
+    for (int v = lo; v < hi; v++) {
+        int y = corner == 1 ? *y1 - v : *y0 + v;
+        long sum = 0;
+        for (int x = *x0; x <= *x1; x++)
+            if (p->lab[y * p->w + x] == id)
+                sum += p->sc[y * p->w + x];
+        if (best < 0 || sum < bsum) {
+            best = v;
+            bsum = sum;
+        }
+    }
+    if (best <= 0)
+        return;
+    /* the rows 0 .. best - 1 (upright) */
+    int ya = corner == 1 ? *y1 - best + 1 : *y0, yb = corner == 1 ? *y1 : *y0 + best - 1;
+    int nx0 = 1 << 30, ny0 = 1 << 30, nx1 = -1, ny1 = -1;
+    for (int y = ya; y <= yb; y++)
+        for (int x = *x0; x <= *x1; x++)
+            if (p->lab[y * p->w + x] == id) {
+                nx0 = x < nx0 ? x : nx0;
+                nx1 = x > nx1 ? x : nx1;
+                ny0 = y < ny0 ? y : ny0;
+                ny1 = y > ny1 ? y : ny1;
+            }
+    if (nx1 < 0)
+        return;
+    *x0 = nx0;
+    *y0 = ny0;
+    *x1 = nx1;
+    *y1 = ny1;
+}
+
 /* Reads the index in one corner: the letter scores and the suit symbol
  * (its blob id, -1 when none).  corner 0: top-left, 1: bottom-right
  * (turned by 180 degrees). */
@@ -2887,6 +2930,15 @@ static void cd__index(cd__patch *p, int corner, double letter[4], int *suit_blob
                 sym = cand[i];
         }
     }
+    /* A glyph taller than any index letter (15 mm) is the letter and the
+     * suit symbol under it run together by the blur (large indices, the
+     * symbol close under the letter): the
+     * letter is what lies above the faintest row (the least ink summed
+     * across the glyph) between 5 mm down and 0.7 of its height, its box
+     * the glyph's pixels there.  Read whole, the symbol under a Q or a K
+     * was taken for the letter's lower half. */
+    if (nid == 1 && gy1 - gy0 + 1 > 15 * P)
+        cd__letter_above_symbol(p, ids[0], corner, &gx0, &gy0, &gx1, &gy1);
     if (gy1 - gy0 >= 4 && gx1 - gx0 >= 1) {
         cd__letter(p, ids, nid, gx0, gy0, gx1, gy1, corner == 1, letter);
         /* the stroke layouts alone tell J Q K apart poorly at 5-8 pixels a
