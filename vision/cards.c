@@ -90,6 +90,9 @@
  * widest row's: 1; see cd__shape_vote) */
 #define CD__SKW 2.0
 #define CD__MAXBSH 64 /* black symbols a card's suit vote weighs */
+/* mm2: a hole in the silhouette at most this large is print (a pip, a
+ * letter's bowl); larger, the mat between cards (cd__open) */
+#define CD__PRINT_HOLE_MAX 1000.0
 /* a face-down card's outline: its weaker side's step at least this many
  * times the median step across the cut (see cd__refine) */
 #define CD__FD_OUTLINE 3.0
@@ -1339,8 +1342,12 @@ static void cd__open(cd__det *d, bool holes)
                 if (!d->mask[y * w + x] && !t[y * w + x])
                     cd__region(d->mask, 0, w, h, y * w + x, t, 1, stack, NULL, NULL);
         /* A hole of a pip's size is print too (black pips on a black mat
-         * are mat-like); specks in a noisy patch of mask are not. */
+         * are mat-like); specks in a noisy patch of mask are not, nor is
+         * the mat showing through a gap that cards laid round an empty
+         * cell enclose (card-sized: it would read as a face-down card's
+         * back; the largest pips, an ace's, are 150-210 mm2). */
         int minhole = (int)(8 * d->ppm * d->ppm) + 1;
+        int maxhole = (int)(CD__PRINT_HOLE_MAX * d->ppm * d->ppm);
         for (int i0 = 0; i0 < w * h; i0++) {
             /* (eight at a time where all are mask or outside) */
             if (i0 + 8 <= w * h) {
@@ -1356,7 +1363,8 @@ static void cd__open(cd__det *d, bool holes)
             if (d->mask[i0] || t[i0])
                 continue;
             nr = 0;
-            if (cd__region(d->mask, 0, w, h, i0, t, 2, stack, runs, &nr) >= minhole)
+            int area = cd__region(d->mask, 0, w, h, i0, t, 2, stack, runs, &nr);
+            if (area >= minhole && area <= maxhole)
                 for (int r = 0; r < nr; r++)
                     memset(d->ink + (size_t)runs[r].y * w + runs[r].x0, 1,
                            (size_t)(runs[r].x1 - runs[r].x0 + 1));
