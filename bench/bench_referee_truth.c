@@ -174,6 +174,24 @@ static cJSON *header_for(const char *game, vis_capture *cam, ref_reader *rd)
     return h;
 }
 
+/* The move's pieces for a line of -v: cards and cubes by name. */
+static const char *pieces_text(const char *game, const mv *m, char *buf, size_t n)
+{
+    size_t len = 0;
+    buf[0] = 0;
+    for (int i = 0; i < m->n && len + 24 < n; i++) {
+        char name[4];
+        if (!strcmp(game, "cards"))
+            len += (size_t)snprintf(buf + len, n - len, "%s%s", i ? " " : "",
+                                    rules_card_name(m->attr[i] / 8, m->attr[i] % 8, name));
+        else
+            len += (size_t)snprintf(buf + len, n - len, "%s%s-%s", i ? " " : "",
+                                    rules_color_name(m->attr[i] / 8),
+                                    rules_shape_name(m->attr[i] % 8));
+    }
+    return buf;
+}
+
 static bool same(const mv *a, const mv *b)
 {
     return a->player == b->player && a->points == b->points && a->n == b->n &&
@@ -271,14 +289,17 @@ int main(int argc, char **argv)
         ok = r->nsaid == r->ntl;
         for (int i = 0; i < r->ntl; i++) {
             bool hit = i < r->nsaid && same(&r->said[i], &r->truth_legal[i]);
+            char tp[160], sp[160];
             if (r->verbose && !hit && i < r->nsaid)
-                printf("  move %d: truth player %d, %d points, %d pieces; said player %d, %d "
-                       "points, %d pieces\n",
+                printf("  move %d: truth player %d, %d points, %s; said player %d, %d "
+                       "points, %s\n",
                        i + 1, r->truth_legal[i].player, r->truth_legal[i].points,
-                       r->truth_legal[i].n, r->said[i].player, r->said[i].points, r->said[i].n);
+                       pieces_text(game, &r->truth_legal[i], tp, sizeof tp), r->said[i].player,
+                       r->said[i].points, pieces_text(game, &r->said[i], sp, sizeof sp));
             else if (r->verbose && !hit)
-                printf("  move %d: truth player %d, %d points, %d pieces; not said\n", i + 1,
-                       r->truth_legal[i].player, r->truth_legal[i].points, r->truth_legal[i].n);
+                printf("  move %d: truth player %d, %d points, %s; not said\n", i + 1,
+                       r->truth_legal[i].player, r->truth_legal[i].points,
+                       pieces_text(game, &r->truth_legal[i], tp, sizeof tp));
             moves_right += hit;
             ok = ok && hit;
         }
