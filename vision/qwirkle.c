@@ -2181,6 +2181,7 @@ static void qw__lines(vis_reading *out, const double (*score)[6])
     int lstart[MAXL + 1], lmem[2 * VIS_MAX_PIECES], nl = 0, nm = 0, viol0 = 0, nv = 0;
     int shp[VIS_MAX_PIECES], var[QW__LINE_VARS], opt[QW__LINE_VARS][4], nopt[QW__LINE_VARS];
     int pick[QW__LINE_VARS] = {0}, best[QW__LINE_VARS] = {0}, bj = 0;
+    int lon[2 * QW__LINE_VARS], non = 0, fixed = 0; /* lines through them; the others broken */
     double top[QW__LINE_VARS], bcost = 0;
     bool broken[VIS_MAX_PIECES] = {false};
     for (int i = 0; i < n; i++)
@@ -2242,19 +2243,32 @@ static void qw__lines(vis_reading *out, const double (*score)[6])
     }
     if (nv == 0)
         return;
+    /* the lines through those cubes (the others stay as they are) */
+    for (int l = 0; l < nl; l++) {
+        bool on = false;
+        for (int k = lstart[l]; k < lstart[l + 1] && !on; k++)
+            for (int u = 0; u < nv && !on; u++)
+                on = lmem[k] == var[u];
+        if (on)
+            lon[non++] = l;
+        else
+            fixed += !qw__line_ok(pc, shp, lmem + lstart[l], lstart[l + 1] - lstart[l]);
+    }
     /* every choice (a mixed-radix count over the options): 3 a broken
      * line, 2 a turned cube */
     bj = 3 * viol0;
     for (;;) {
-        int viol = 0, j = 0, v = 0;
+        int viol = fixed, j = 0, v = 0;
         double cost = 0;
         for (int u = 0; u < nv; u++) {
             shp[var[u]] = opt[u][pick[u]];
             j += 2 * (pick[u] != 0);
             cost += top[u] - score[var[u]][shp[var[u]]];
         }
-        for (int l = 0; l < nl; l++)
+        for (int k = 0; k < non; k++) {
+            const int l = lon[k];
             viol += !qw__line_ok(pc, shp, lmem + lstart[l], lstart[l + 1] - lstart[l]);
+        }
         j += 3 * viol;
         if (j < bj || (j == bj && cost < bcost && viol < viol0)) {
             bj = j;
