@@ -701,6 +701,35 @@ static void test_corners_disagree(void **state)
     }
 }
 
+/* A far camera blurs a small red index symbol into the paper: its ink
+ * leans to red well short of a pip's (0.3 of its darkening against
+ * 0.5), under the colour's threshold.  Voting black whole, the two index
+ * symbols outvoted the 2H's two red pips and the card was read as a club
+ * or a spade; they now vote mostly red. */
+static void test_faint_red_index(void **state)
+{
+    (void)state;
+    design heart = plain;
+    heart.shape = 1;
+    heart.ink = vis_rgb(200, 20, 30);
+    design faint = heart;
+    faint.ink = vis_rgb(150, 110, 110);
+    for (int bi = 0; bi < 2; bi++) {
+        vis_image *img = new_view();
+        draw_card(img, &heart, 200, 220, 0, 2, vis_rgb(0, 0, 0));
+        for (int s = -1; s <= 1; s += 2)
+            pip(img, &faint, 200, 220, 0, s * -25.5, s * -28, s * 2.5);
+        vis_cards_reading *r = read_view_blur(img, 1.0 + 0.6 * bi);
+        assert_int_equal(r->ncards, 1);
+        const vis_card *k = card_near(r, 200, 220, 4);
+        assert_non_null(k);
+        assert_int_equal(k->rank, 2);
+        assert_int_equal(k->suit, 1); /* hearts */
+        free(r);
+        vis_image_free(img);
+    }
+}
+
 /* A court whose letter comes in two pieces side by side (a K whose stem
  * does not touch its arms, as in some fonts, or a K cut by a line along
  * the card's side): the index reads as a "10", no letter, and the card
@@ -1214,7 +1243,7 @@ int main(void)
         cmocka_unit_test(test_black_mat),     cmocka_unit_test(test_pair_which_way),
         cmocka_unit_test(test_speckled_table), cmocka_unit_test(test_court_letters),
         cmocka_unit_test(test_faint_letter), cmocka_unit_test(test_edge_ramp),
-        cmocka_unit_test(test_letter_in_pieces), cmocka_unit_test(test_letter_on_symbol), cmocka_unit_test(test_corners_disagree),
+        cmocka_unit_test(test_letter_in_pieces), cmocka_unit_test(test_letter_on_symbol), cmocka_unit_test(test_corners_disagree), cmocka_unit_test(test_faint_red_index),
         cmocka_unit_test(test_blurred_spade),
         cmocka_unit_test(test_ace_upside_down), cmocka_unit_test(test_speck_not_ace),
         cmocka_unit_test(test_glow_not_back), cmocka_unit_test(test_axes_kept_from_sure),

@@ -2350,7 +2350,7 @@ static int cd__drop_edge_blobs(cd__patch *p)
 }
 
 /* Ink colour class of a blob: 0 black, 1 red, 2 blue, 3 green. */
-static int cd__color(const cd__patch *p, const cd__blob *b, double *strength)
+static int cd__color(const cd__patch *p, const cd__blob *b, double *strength, int *lean)
 {
     /* The core of the blob: its darkest 40%.  The rim is blurred into the
      * paper and, on a dim picture, would wash a red pip out to grey. */
@@ -2383,6 +2383,7 @@ static int cd__color(const cd__patch *p, const cd__blob *b, double *strength)
     double dr = 1 - sr / m / fmax(p->paper[2], 1), dg = 1 - sg / m / fmax(p->paper[1], 1),
            db = 1 - sb / m / fmax(p->paper[0], 1);
     double dm = fmax(dr, fmax(dg, db));
+    *lean = 0;
     if (dm < 0.05) {
         *strength = 0;
         return 0;
@@ -2391,6 +2392,7 @@ static int cd__color(const cd__patch *p, const cd__blob *b, double *strength)
            green = ((dr + db) / 2 - dg) / dm;
     double best = fmax(red, fmax(blue, green));
     *strength = best;
+    *lean = red >= best ? 1 : blue >= best ? 2 : 3;
     if (best < 0.35)
         return 0;
     return red >= best ? 1 : blue >= best ? 2 : 3;
@@ -2479,6 +2481,23 @@ static void cd__shape_of(const cd__patch *p, const cd__blob *b, int id, bool fli
     m3 /= mw;
     s->skew = m2 > 0 ? m3 / (m2 * sqrt(m2)) : 0;
     s->ok = true;
+}
+
+/* A symbol's colour vote (weight w) from cd__color's class col, the hue
+ * it leans to and its strength st.  Black ink darkens the three channels
+ * alike (st under 0.1); a red or blue symbol a far camera blurs, small
+ * (an index symbol at 0.6-0.8 px/mm), has its rim mixed with the paper
+ * and reads at 0.2-0.35, under the colour's threshold: its vote is shared
+ * between black and its hue by how far it lies from 0.2 to 0.35 (voting
+ * black whole, two such index symbols outvoted a 2H's two red pips). */
+static void cd__vote_color(double *votes, int col, int lean, double st, double w)
+{
+    if (col == 0 && lean > 0 && st > 0.27) {
+        double f = (st - 0.27) / 0.08;
+        votes[lean] += w * f;
+        votes[0] += w * (1 - f);
+    } else
+        votes[col] += w;
 }
 
 /* Shape votes within a colour: red -> heart or diamond, black -> spade or
@@ -3151,8 +3170,8 @@ static void cd__read_card(cd__patch *p, cd__card *out)
         for (int i = 0; i < npip; i++) {
             const cd__blob *b = &p->blobs[pip_ids[i]];
             double st;
-            int col = cd__color(p, b, &st);
-            col_votes[col] += 1;
+            int lean, col = cd__color(p, b, &st, &lean);
+            cd__vote_color(col_votes, col, lean, st, 1);
             /* merged pips say nothing of shape */
             if (med > 0 && b->n > 1.5 * med)
                 continue;
@@ -3229,8 +3248,8 @@ static void cd__read_card(cd__patch *p, cd__card *out)
         if (sb >= 0) {
             const cd__blob *b = &p->blobs[sb];
             double st;
-            int col = cd__color(p, b, &st);
-            col_votes[col] += 1.5;
+            int lean, col = cd__color(p, b, &st, &lean);
+            cd__vote_color(col_votes, col, lean, st, 1.5);
             /* An index symbol larger than the card's pips by a quarter
              * is not a symbol alone (every deck prints it smaller): the
              * blur has run the rank into it.  Its colour holds, its
@@ -3265,9 +3284,9 @@ static void cd__read_card(cd__patch *p, cd__card *out)
                 bw > 9 * P || bh > 9 * P || bh > 1.9 * bw || bw > 1.7 * bh)
                 continue;
             double st;
-            int col = cd__color(p, b, &st);
+            int lean, col = cd__color(p, b, &st, &lean);
             cd__shape sh;
-            col_votes[col] += 0.7;
+            cd__vote_color(col_votes, col, lean, st, 0.7);
             cd__shape_of(p, b, i, turned, &sh);
             if (col == 1)
                 shape_red += 0.7 * cd__shape_vote(&sh, true, 0);
@@ -3322,8 +3341,9 @@ static void cd__read_card(cd__patch *p, cd__card *out)
             for (int i = 0; i < p->nblobs; i++) {
                 const cd__blob *b = &p->blobs[i];
                 double st;
+                int lean;
                 if (b->n >= 6 * P * P)
-                    col_votes[cd__color(p, b, &st)] += 0.2;
+                    col_votes[cd__color(p, b, &st, &lean)] += 0.2;
             }
     } else if (rank == 1 && nletter) {
         /* cross-check the ace: the letter should look like an A */
