@@ -2487,9 +2487,11 @@ static void cd__shape_of(const cd__patch *p, const cd__blob *b, int id, bool fli
  * it leans to and its strength st.  Black ink darkens the three channels
  * alike (st under 0.1); a red or blue symbol a far camera blurs, small
  * (an index symbol at 0.6-0.8 px/mm), has its rim mixed with the paper
- * and reads at 0.2-0.35, under the colour's threshold: its vote is shared
- * between black and its hue by how far it lies from 0.2 to 0.35 (voting
- * black whole, two such index symbols outvoted a 2H's two red pips). */
+ * and reads at 0.3 or so, under the colour's threshold: its vote is
+ * shared between black and its hue by how far it lies from 0.27 to 0.35
+ * (voting black whole, two such index symbols outvoted a 2H's two red
+ * pips).  From 0.2 instead, the black symbols of a cream deck's courts,
+ * tinted by the picture beside them, voted red (940709's QC read QH). */
 static void cd__vote_color(double *votes, int col, int lean, double st, double w)
 {
     if (col == 0 && lean > 0 && st > 0.27) {
