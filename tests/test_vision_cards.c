@@ -730,6 +730,32 @@ static void test_faint_red_index(void **state)
     }
 }
 
+/* A four-colour deck's ace of diamonds seen from far: its large pip
+ * keeps its blue, its small index symbols are washed out to a grey that
+ * leans blue at 0.16 of their darkening.  Voting black, the two of them
+ * outvoted the pip (a club, or a spade); a faint symbol leaning to the hue
+ * another symbol of the card shows plainly is of that hue. */
+static void test_faint_blue_index(void **state)
+{
+    (void)state;
+    design blue = plain;
+    blue.ink = (vis_color){200, 70, 20};
+    design faint = blue;
+    faint.ink = (vis_color){110, 90, 80};
+    vis_image *img = new_view();
+    draw_card(img, &blue, 200, 220, 0, 1, vis_rgb(0, 0, 0));
+    for (int s = -1; s <= 1; s += 2)
+        pip(img, &faint, 200, 220, 0, s * -25.5, s * -28, s * 2.5);
+    vis_cards_reading *r = read_view(img);
+    assert_int_equal(r->ncards, 1);
+    const vis_card *k = card_near(r, 200, 220, 4);
+    assert_non_null(k);
+    assert_int_equal(k->rank, 1);
+    assert_int_equal(k->suit, 2); /* blue: diamonds */
+    free(r);
+    vis_image_free(img);
+}
+
 /* A court whose letter comes in two pieces side by side (a K whose stem
  * does not touch its arms, as in some fonts, or a K cut by a line along
  * the card's side): the index reads as a "10", no letter, and the card
@@ -1244,6 +1270,7 @@ int main(void)
         cmocka_unit_test(test_speckled_table), cmocka_unit_test(test_court_letters),
         cmocka_unit_test(test_faint_letter), cmocka_unit_test(test_edge_ramp),
         cmocka_unit_test(test_letter_in_pieces), cmocka_unit_test(test_letter_on_symbol), cmocka_unit_test(test_corners_disagree), cmocka_unit_test(test_faint_red_index),
+        cmocka_unit_test(test_faint_blue_index),
         cmocka_unit_test(test_blurred_spade),
         cmocka_unit_test(test_ace_upside_down), cmocka_unit_test(test_speck_not_ace),
         cmocka_unit_test(test_glow_not_back), cmocka_unit_test(test_axes_kept_from_sure),

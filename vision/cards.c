@@ -2490,8 +2490,8 @@ static void cd__shape_of(const cd__patch *p, const cd__blob *b, int id, bool fli
  * and reads at 0.3 or so, under the colour's threshold: its vote is
  * shared between black and its hue by how far it lies from 0.27 to 0.35
  * (voting black whole, two such index symbols outvoted a 2H's two red
- * pips).  From 0.2 instead, the black symbols of a cream deck's courts,
- * tinted by the picture beside them, voted red (940709's QC read QH). */
+ * pips).  From 0.2 instead, some black symbols of a cream deck's courts
+ * leaned red enough to vote so (940709's QC read QH). */
 static void cd__vote_color(double *votes, int col, int lean, double st, double w)
 {
     if (col == 0 && lean > 0 && st > 0.27) {
@@ -2500,6 +2500,26 @@ static void cd__vote_color(double *votes, int col, int lean, double st, double w
         votes[0] += w * (1 - f);
     } else
         votes[col] += w;
+}
+
+/* The symbols of a card that voted black (in whole or in part) while
+ * leaning to a hue at 0.1 or more, the black part of their vote, and
+ * which hues some symbol of the card showed plainly (0.35 or more). */
+typedef struct cd__leans {
+    int n;
+    int lean[CD__MAXBSH];
+    double black[CD__MAXBSH];
+    bool strong[4];
+} cd__leans;
+
+static void cd__lean_note(cd__leans *l, int col, int lean, double st, double w)
+{
+    if (col > 0)
+        l->strong[col] = true;
+    else if (lean > 0 && st >= 0.1 && l->n < CD__MAXBSH) {
+        l->lean[l->n] = lean;
+        l->black[l->n++] = st > 0.27 ? w * (1 - (st - 0.27) / 0.08) : w;
+    }
 }
 
 /* Shape votes within a colour: red -> heart or diamond, black -> spade or
@@ -3093,6 +3113,9 @@ static void cd__read_card(cd__patch *p, cd__card *out)
 
     /* suit votes: colour and shape */
     double col_votes[4] = {0}, shape_red = 0, shape_black = 0;
+    /* symbols of a plain hue (see cd__lean_note) */
+    cd__leans lns;
+    memset(&lns, 0, sizeof lns);
     int nshape = 0;
     double wblack = 0;
     /* the black symbols' shapes, voted on once the card's blur is known */
@@ -3174,6 +3197,7 @@ static void cd__read_card(cd__patch *p, cd__card *out)
             double st;
             int lean, col = cd__color(p, b, &st, &lean);
             cd__vote_color(col_votes, col, lean, st, 1);
+            cd__lean_note(&lns, col, lean, st, 1);
             /* merged pips say nothing of shape */
             if (med > 0 && b->n > 1.5 * med)
                 continue;
@@ -3252,6 +3276,7 @@ static void cd__read_card(cd__patch *p, cd__card *out)
             double st;
             int lean, col = cd__color(p, b, &st, &lean);
             cd__vote_color(col_votes, col, lean, st, 1.5);
+            cd__lean_note(&lns, col, lean, st, 1.5);
             /* An index symbol larger than the card's pips by a quarter
              * is not a symbol alone (every deck prints it smaller): the
              * blur has run the rank into it.  Its colour holds, its
@@ -3289,6 +3314,7 @@ static void cd__read_card(cd__patch *p, cd__card *out)
             int lean, col = cd__color(p, b, &st, &lean);
             cd__shape sh;
             cd__vote_color(col_votes, col, lean, st, 0.7);
+            cd__lean_note(&lns, col, lean, st, 0.7);
             cd__shape_of(p, b, i, turned, &sh);
             if (col == 1)
                 shape_red += 0.7 * cd__shape_vote(&sh, true, 0);
@@ -3384,6 +3410,17 @@ static void cd__read_card(cd__patch *p, cd__card *out)
         /* a pip missed (hidden by blur or a merge) is likelier than one
          * too many; an ace's alternative is a two */
         out->rank2 = rank == 1 ? 2 : rank < 10 ? rank + 1 : 9;
+    /* A faint symbol leaning to the hue another of the card's symbols
+     * shows plainly is of that hue: black ink leans nowhere (under 0.05),
+     * and a far camera's blur washes a small blue or red index symbol out
+     * to 0.1-0.3 while the card's large pip keeps its hue (sim seed 801's
+     * AD: its pip blue at 0.55, its index symbols leaning blue at 0.11 and
+     * 0.16 outvoted it as black).  Their black votes go to the hue. */
+    for (int i = 0; i < lns.n; i++)
+        if (lns.strong[lns.lean[i]]) {
+            col_votes[0] -= lns.black[i];
+            col_votes[lns.lean[i]] += lns.black[i];
+        }
     /* the suit */
     int col = 0;
     double tot = 0;
