@@ -662,45 +662,6 @@ static void test_letter_on_symbol(void **state)
     }
 }
 
-/* A K whose turned corner shows another glyph (a worn or smudged index:
- * a bowl open at the top, like a U, with a dot at its right arm's top):
- * one corner reads K clearly, the
- * other Q (its round foot) less clearly.  The two corners' scores summed
- * gave Q; the corner that reads the more clearly decides, and the
- * disagreement leaves the letter unsure. */
-static void test_corners_disagree(void **state)
-{
-    (void)state;
-    static const double kay[3][4] = {{0, 0, 0, 6}, {0, 3.4, 4, 0}, {1.3, 2.4, 4, 6}};
-    static const double bowl[6][4] = {{0, 0, 0, 4.5}, {0, 4.5, 1, 6}, {1, 6, 3, 6},
-                                      {3, 6, 4, 4.5}, {4, 4.5, 4, 0},   {4, 0, 4, 0}};
-    design heart = plain;
-    heart.shape = 1;
-    for (int bi = 0; bi < 3; bi++) {
-        vis_image *img = new_view();
-        draw_court_in(img, 200, 220, kay, 3, &heart, heart.ink);
-        /* the turned corner's letter: paper over the K, the bowl drawn */
-        vis_point q[4] = {card_pt(200, 220, 0, 28.8, 40.3), card_pt(200, 220, 0, 23.6, 40.3),
-                          card_pt(200, 220, 0, 23.6, 33.5), card_pt(200, 220, 0, 28.8, 33.5)};
-        vis_draw_polygon(img, q, 4, plain.paper, VIS_FILLED, 1, VIS_DRAW_AA, NULL);
-        for (int k = 0; k < 6; k++) {
-            vis_point a = card_pt(200, 220, 0, 28.5 - bowl[k][0], 40 - bowl[k][1]);
-            vis_point b = card_pt(200, 220, 0, 28.5 - bowl[k][2], 40 - bowl[k][3]);
-            vis_draw_line(img, a, b, heart.ink, (int)(0.8 * PPM + 0.5), VIS_DRAW_AA, NULL);
-        }
-        vis_cards_reading *r = read_view_blur(img, 1.0 + 0.4 * bi);
-        assert_int_equal(r->ncards, 1);
-        const vis_card *k = card_near(r, 200, 220, 4);
-        assert_non_null(k);
-        assert_true(k->court);
-        assert_int_equal(k->rank, 13);
-        assert_int_equal(k->suit, 1); /* hearts */
-        assert_true(k->rank_conf < 0.5f);
-        free(r);
-        vis_image_free(img);
-    }
-}
-
 /* A far camera blurs a small red index symbol into the paper: its ink
  * leans to red well short of a pip's (0.3 of its darkening against
  * 0.5), under the colour's threshold.  Voting black whole, the two index
@@ -1269,8 +1230,8 @@ int main(void)
         cmocka_unit_test(test_black_mat),     cmocka_unit_test(test_pair_which_way),
         cmocka_unit_test(test_speckled_table), cmocka_unit_test(test_court_letters),
         cmocka_unit_test(test_faint_letter), cmocka_unit_test(test_edge_ramp),
-        cmocka_unit_test(test_letter_in_pieces), cmocka_unit_test(test_letter_on_symbol), cmocka_unit_test(test_corners_disagree), cmocka_unit_test(test_faint_red_index),
-        cmocka_unit_test(test_faint_blue_index),
+        cmocka_unit_test(test_letter_in_pieces), cmocka_unit_test(test_letter_on_symbol),
+        cmocka_unit_test(test_faint_red_index), cmocka_unit_test(test_faint_blue_index),
         cmocka_unit_test(test_blurred_spade),
         cmocka_unit_test(test_ace_upside_down), cmocka_unit_test(test_speck_not_ace),
         cmocka_unit_test(test_glow_not_back), cmocka_unit_test(test_axes_kept_from_sure),

@@ -3240,30 +3240,14 @@ static void cd__read_card(cd__patch *p, cd__card *out)
     }
     /* the corner indices */
     double letter[4] = {0}, l1[4], pieces[4] = {0};
-    /* the corner whose letter reads the more clearly (the larger lead of
-     * its best of J Q K over its second): its best letter */
-    int clear = -1;
-    double clear_lead = -1;
     int nletter = 0, npieces = 0;
     for (int corner = 0; corner < 2; corner++) {
         int sb;
         bool hl, hg;
         cd__index(p, corner, l1, &sb, &hl, &hg);
         if (hl) {
-            int b1 = 1;
-            double s2 = -1e9;
             for (int l = 0; l < 4; l++)
                 letter[l] += l1[l];
-            for (int l = 2; l < 4; l++)
-                if (l1[l] > l1[b1])
-                    b1 = l;
-            for (int l = 1; l < 4; l++)
-                if (l != b1 && l1[l] > s2)
-                    s2 = l1[l];
-            if (l1[b1] - s2 > clear_lead) {
-                clear_lead = l1[b1] - s2;
-                clear = b1;
-            }
             nletter++;
         }
         if (hg && !hl) {
@@ -3338,17 +3322,6 @@ static void cd__read_card(cd__patch *p, cd__card *out)
                 best = l;
             } else if (s > second)
                 second = s;
-        }
-        /* The two corners' letters differ when one of them is blurred
-         * more, cut by the patch's edge or run into the card's frame: the
-         * one that reads the more clearly decides (over the five frame
-         * sets, where the two corners disagree, the clearer one is right
-         * in 85% of the cards); the confidence stays with the mean of the
-         * two, so a disagreement leaves the letter unsure. */
-        if (nletter == 2 && clear != best) {
-            second = bs;
-            best = clear;
-            bs = letter[best] / nletter;
         }
         rank = nletter ? cd__letter_rank[best] : 0;
         if (!nletter && npieces) {
