@@ -935,6 +935,37 @@ static void test_table_in_shade(void **state)
     free(r);
 }
 
+/* Green cubes on green felt of the symbols' own colour (sim seed 700010):
+ * their symbols are the felt's colour under the same light, as the felt
+ * seen between cubes or in their shade is, and were dropped as such.  The
+ * printed shape, centred in a black face, tells them apart: all six cubes
+ * are read, each with its colour and shape, and a hole in the board
+ * showing the felt in shade (a lit patch ringed by shade) is still none. */
+static void test_same_hue_table(void **state)
+{
+    (void)state;
+    static const cube c[6] = {{230, 230, 0, 0, 0},      {250.2, 230, 0, 3, 2},
+                              {270.4, 230, 0, 3, 4},    {230, 250.2, 0, 4, 1},
+                              {250.2, 250.2, 0, 3, 3},  {290.6, 250.2, 0, 5, 5}};
+    const unsigned char *felt = colour_bgr[3];
+    vis_reading *r = malloc(sizeof *r);
+    vis_image *img = draw_view_blurred(c, 6, felt, 1.5);
+    for (int y = 0; y < img->height; y++)
+        for (int x = 0; x < img->width; x++) {
+            double hx = (x + 0.5) / PPM - MARGIN - 270.4, hy = (y + 0.5) / PPM - MARGIN - 250.2;
+            unsigned char *p = img->data + (size_t)y * img->stride + 3 * x;
+            double f = fabs(hx) < 3.5 && fabs(hy) < 3.5 ? 0.55 : 0.2;
+            if (fabs(hx) > 9.6 || fabs(hy) > 9.6)
+                continue;
+            for (int k = 0; k < 3; k++)
+                p[k] = (unsigned char)(f * felt[k] + 0.5);
+        }
+    read_image(img, r);
+    assert_int_equal(piece_at(r, 270.4, 250.2), -1);
+    expect_cubes(r, c, 6, true);
+    free(r);
+}
+
 /* A hole in a board on wood: the empty cell shows the grained table at
  * its own light (the side faces and shade around it dark), a saturated
  * patch of a symbol's size ringed by body, which was read as an orange
@@ -1368,6 +1399,7 @@ int main(void)
         cmocka_unit_test(test_wide_patch), cmocka_unit_test(test_jpeg_blocks), cmocka_unit_test(test_shape_residual), cmocka_unit_test(test_soft_board_edge), cmocka_unit_test(test_conf_resolution),
         cmocka_unit_test(test_sim_frames),   cmocka_unit_test(test_side_in_shadow),
         cmocka_unit_test(test_table_in_shade), cmocka_unit_test(test_hole_on_wood),
+        cmocka_unit_test(test_same_hue_table),
         cmocka_unit_test(test_tilted_blur),
         cmocka_unit_test(test_drifting_row), cmocka_unit_test(test_drifting_step),
         cmocka_unit_test(test_cell_to_symbol), cmocka_unit_test(test_two_pairs),

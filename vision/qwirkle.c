@@ -49,6 +49,8 @@
 #define QW__NSIG 9
 #define QW__CAM_PPM 1.25   /* camera px/mm up to which JPEG's blocks are modelled */
 #define QW__CAM_MARGIN 0.1 /* shape margin below which a call is judged in the frame */
+#define QW__TABSYM 32      /* table-coloured blobs kept for qw__table_symbols */
+#define QW__TABSYM_NCC 0.93 /* the printed shape's fit that makes one a symbol */
 /* Blur of the symbols as seen, mm: from a sharp close camera to a soft far
  * one; each frame picks the one its symbols match best. */
 static const double qw__sigmas[QW__NSIG] = {0.5, 0.7, 0.9, 1.15, 1.4, 1.7, 2.0, 2.4, 2.8};
@@ -1993,8 +1995,8 @@ static bool qw__table_colour(const vis_qwirkle *q, const vis_view *vw, int w, in
  * around it, like a symbol.  A symbol of another hue is off the table's
  * colour line, and one of the table's hue is printed brighter than the
  * felt; but a thin one (a star4) blurred by a soft camera can look as dim
- * as the felt in shade, and is then lost (sim seed 700010, green on green
- * felt, 2 of 10 frames).  The tolerance grows with the table's level,
+ * as the felt in shade (sim seed 700010, green on green felt): such blobs
+ * are judged again by their printed shape (qw__table_symbols).  The tolerance grows with the table's level,
  * not the patch's, on a coloured table: JPEG's halved chroma bleeds the
  * neighbouring symbols' colour into a patch in deep shade by a few levels
  * however dark it is (sim seed 900029, brown felt: the shade between
@@ -2288,6 +2290,67 @@ static void qw__lines(vis_reading *out, const double (*score)[6])
         }
 }
 
+/* Blobs of the table's colour that are symbols after all: a cube whose
+ * colour is the table's (green on green felt) shows a symbol that
+ * qw__table_shade takes for the table in shade (sim seed 700010: a green
+ * diamond and star4, a = 0.84-1.05 of the felt's colour, dropped on every
+ * frame).  The colour cannot tell them apart, but the structure can: a
+ * cube's top carries one of the six printed shapes, centred in its face
+ * and ringed by its black body, and the table between or beside cubes
+ * (a hole in the board, the shade beside a cube) has no such shape.  So
+ * each such blob (tab[0..ntab)) that lies on a cell of the grid fitted
+ * without them (within 0.3 cube of its centre; the table's patches are
+ * kept out of the fit, where one could shift the whole grid) which no
+ * cube holds is taken as a symbol when the luma around it (the disc the
+ * reading uses) fits one of the six templates, at any of the blur steps,
+ * by QW__TABSYM_NCC or better.  On the bench the green symbols fit by
+ * 0.979-0.992 at their frame's blur, and none of the other 291 such
+ * blobs on a free cell (five sets, 1250 frames: holes in boards, shade
+ * beside cubes, side faces in shade) by more than 0.872.  A rescued blob
+ * then faces the side-face test like any other.  A board of such cubes
+ * alone (a first move, green on green felt) gives no grid and is still
+ * unseen.  Appended to bl[0..nb) as cells; returns the new count. */
+static int qw__table_symbols(const vis_qwirkle *q, const vis_view *vw, int w, int h, qw__blob *bl,
+                             int nb, const qw__blob *tab, int ntab, double angle, double pitch,
+                             double phu, double phv)
+{
+    const double ca = cos(angle), sa = sin(angle), cube = q->cube_mm;
+    for (int t = 0; t < ntab && nb < QW__MAXBLOBS; t++) {
+        qw__blob b = tab[t];
+        double fu, fv, m = -2;
+        bool held = false;
+        b.u = b.x * ca + b.y * sa;
+        b.v = -b.x * sa + b.y * ca;
+        fu = (b.u - phu) / pitch - 0.5;
+        fv = (b.v - phv) / pitch - 0.5;
+        b.ku = (int)floor(fu + 0.5);
+        b.kv = (int)floor(fv + 0.5);
+        b.res = pitch * sqrt((fu - b.ku) * (fu - b.ku) + (fv - b.kv) * (fv - b.kv));
+        if (b.res >= 0.3 * cube)
+            continue;
+        for (int j = 0; j < nb && !held; j++)
+            held = bl[j].cand && bl[j].ku == b.ku && bl[j].kv == b.kv;
+        if (held)
+            continue;
+        qw__patch_of(q, vw, w, h, &b, 0.38, q->patch);
+        if (q->patch->n < 12)
+            continue;
+        for (int k = 0; k < QW__NSIG && m < QW__TABSYM_NCC; k++) {
+            double best[6];
+            qw__match(q, q->patch, k, angle, 0, best);
+            for (int s = 0; s < 6; s++)
+                m = fmax(m, best[s]);
+        }
+        if (m < QW__TABSYM_NCC)
+            continue;
+        b.cand = true;
+        b.fake = false;
+        b.ptop = 1;
+        bl[nb++] = b;
+    }
+    return nb;
+}
+
 int vis_qwirkle_read(vis_qwirkle *q, const vis_image *top, const vis_view *vw, vis_reading *out,
                      base_err *err)
 {
@@ -2302,6 +2365,8 @@ int vis_qwirkle_read(vis_qwirkle *q, const vis_image *top, const vis_view *vw, v
     qw__blob *bl;
     qw__patch *patch = q ? q->patch : NULL;
     double pscore[VIS_MAX_PIECES][6]; /* each piece's six shape scores */
+    qw__blob tab[QW__TABSYM]; /* blobs of the table's colour (qw__table_symbols) */
+    int ntab = 0;
 
     if (!q || !top || !vw || !out || top->channels != 3 || !(ppm > 0))
         return base_err_set(err, BASE_EINVAL, "vis_qwirkle_read: bad argument");
@@ -2335,6 +2400,8 @@ int vis_qwirkle_read(vis_qwirkle *q, const vis_image *top, const vis_view *vw, v
         for (int i = 0; i < nb; i++)
             if (!qw__table_shade(&bl[i], table_bgr, table_spread, spr > 0.05 * lvl + 2))
                 bl[k++] = bl[i];
+            else if (ntab < QW__TABSYM)
+                tab[ntab++] = bl[i];
         nb = k;
     }
     if (nb == 0) {
@@ -2440,6 +2507,8 @@ int vis_qwirkle_read(vis_qwirkle *q, const vis_image *top, const vis_view *vw, v
         if (!any)
             break;
     }
+
+    nb = qw__table_symbols(q, vw, w, h, bl, nb, tab, ntab, angle, pitch, phu, phv);
 
     /* Side faces, from the cubes farthest from the camera inward. */
     if (vw->has_cam) {
