@@ -11,12 +11,13 @@
 #define REF__CERTAIN 0.9f  /* pieces read at least this sure are not second-guessed */
 #define REF__MAX_TRY 6     /* at most this many pieces' alternatives are combined */
 #define REF__ALT_FLOOR 0.2 /* an alternative reading this unlikely is not taken */
-#define REF__GUESSES 24   /* guesses remembered (the newest): a whole match of them */
+#define REF__GUESSES 52   /* guesses remembered (the newest): a deck's worth */
 #define REF__GUESS_MAX 15 /* other cards remembered for each */
 #define REF__GATHER 25    /* captured cards not yet gathered (a 5x5 union at most) */
 #define REF__GLIMPSES 64  /* cards glimpsed at empty cells, kept */
 #define REF__GLIMPSE_MIN 0.3f /* a card glimpsed this likely decides ... */
 #define REF__GLIMPSE_LEAD 2.0f /* ... when this many times likelier than the next */
+#define REF__REREAD_LEAD 1.0f /* still tables' votes by which another card must lead */
 
 enum ref__state {
     REF__OK,      /* the table shows the committed position */
@@ -60,13 +61,17 @@ struct ref_referee {
     int late_at;             /* r->nevents when it was left out; 0: none */
     /* Cards recorded as one of several they could have been: laid and
      * taken unseen, the first of several that fitted
-     * (ref__laid_and_taken), or read short of certain with other
-     * readings likely enough.  Which legal move k each was and the other
-     * cards it could have been, oldest first.  The recorded card seen
-     * laid later was a wrong guess (ref__revise_guess). */
+     * (ref__laid_and_taken), or read short of certain.  Which legal move
+     * k each was and the other cards it could have been, oldest first.
+     * The recorded card seen laid later was a wrong guess
+     * (ref__revise_guess); so was one that the still tables since read
+     * as another card more than as itself (ref__reread): each reading's
+     * likelihoods of the cards at its cell are summed, vote_was for the
+     * recorded card, vote[i] for cand[i]. */
     struct ref__guess {
         int k, n;
         rules_piece cand[REF__GUESS_MAX];
+        float vote[REF__GUESS_MAX], vote_was;
     } guess[REF__GUESSES];
     int nguess;
     /* Cards a move captured that were still on the table when it was
@@ -766,6 +771,7 @@ static struct ref__guess *ref__new_guess(ref_referee *r)
     gs = &r->guess[r->nguess - 1];
     gs->k = r->nhist - 1;
     gs->n = 0;
+    gs->vote_was = 0;
     return gs;
 }
 
@@ -774,30 +780,64 @@ static struct ref__guess *ref__new_guess(ref_referee *r)
 static void ref__remember_guess(ref_referee *r, const rules_move *cand, int nc)
 {
     struct ref__guess *gs = ref__new_guess(r);
-    for (int c = 1; c < nc && gs->n < REF__GUESS_MAX; c++)
+    for (int c = 1; c < nc && gs->n < REF__GUESS_MAX; c++) {
+        gs->vote[gs->n] = 0;
         gs->cand[gs->n++] = cand[c].pieces[0];
+    }
+}
+
+/* Adds likelihood w of card p to guess gs's votes (a card not among its
+ * candidates joins them when join). */
+static void ref__vote(struct ref__guess *gs, const rules_piece *was, const rules_piece *p, float w,
+                      bool join)
+{
+    if (p->c)
+        return; /* (read face down: no card) */
+    if (p->a == was->a && p->b == was->b) {
+        gs->vote_was += w;
+        return;
+    }
+    for (int i = 0; i < gs->n; i++)
+        if (gs->cand[i].a == p->a && gs->cand[i].b == p->b) {
+            gs->vote[i] += w;
+            return;
+        }
+    if (join && gs->n < REF__GUESS_MAX) {
+        gs->cand[gs->n] = *was;
+        gs->cand[gs->n].a = p->a;
+        gs->cand[gs->n].b = p->b;
+        gs->vote[gs->n++] = w;
+    }
+}
+
+/* Votes reading i of v (p as read, engine's cell) for guess gs: the card
+ * as read with its confidence, each other reading with its share (the
+ * likely enough join the candidates). */
+static void ref__vote_reading(struct ref__guess *gs, const rules_piece *was, const rules_piece *p,
+                              const ref_view *v, int i)
+{
+    float c = v->conf ? v->conf[i] : 1.0f;
+    ref__vote(gs, was, p, c, c >= REF__ALT_FLOOR);
+    for (int d = 0; v->alt && d < v->alt[i].n; d++)
+        ref__vote(gs, was, &v->alt[i].p[d], v->alt[i].w[d] * c,
+                  v->alt[i].w[d] >= REF__ALT_FLOOR);
 }
 
 /* Remembers the last legal move m, a card placed as read, when the card
- * was read short of certain and its other readings are likely enough:
- * sim seed 7 read a card as the QC at 0.50-0.75, recorded it, and called
- * the real QC card-seen when it was laid later.  read: v's pieces in the
- * engine's cells, one for one. */
+ * was read short of certain: sim seed 7 read a card as the QC at
+ * 0.50-0.75, recorded it, and called the real QC card-seen when it was
+ * laid later; it read a JH as the QH at 0.51, and the still tables after
+ * it as the JH.  Its other readings likely enough are the candidates,
+ * and this reading's votes the first.  read: v's pieces in the engine's
+ * cells, one for one. */
 static void ref__remember_read(ref_referee *r, const rules_move *m, const rules_piece *read,
                                const ref_view *v)
 {
-    struct ref__guess *gs = NULL;
-    for (int i = 0; i < v->n && v->conf && v->alt && m->npieces == 1; i++) {
-        if (!ref__same_place(&read[i], &m->pieces[0]) || v->conf[i] >= REF__CERTAIN)
+    for (int i = 0; i < v->n && v->conf && m->npieces == 1; i++) {
+        if (!ref__same_place(&read[i], &m->pieces[0]))
             continue;
-        for (int d = 0; d < v->alt[i].n; d++)
-            if (v->alt[i].w[d] >= REF__ALT_FLOOR &&
-                !ref__same_piece(&v->alt[i].p[d], &m->pieces[0])) {
-                if (!gs)
-                    gs = ref__new_guess(r);
-                if (gs->n < REF__GUESS_MAX)
-                    gs->cand[gs->n++] = v->alt[i].p[d];
-            }
+        if (v->conf[i] < REF__CERTAIN)
+            ref__vote_reading(ref__new_guess(r), &m->pieces[0], &read[i], v, i);
         break;
     }
 }
@@ -1111,8 +1151,8 @@ static bool ref__replay_from(const ref_referee *r, int k, const rules_move *mk,
 }
 
 /* Stores the replayed moves k.. (chain, v: ref__replay_from), move k now
- * mk, as corrections of their events, all or none. */
-static int ref__store_chain(ref_referee *r, int k, const rules_move *mk,
+ * mk (note: why), as corrections of their events, all or none. */
+static int ref__store_chain(ref_referee *r, int k, const rules_move *mk, const char *note,
                             rules_game *const *chain, const rules_verdict *v, base_err *err)
 {
     int rc;
@@ -1124,13 +1164,68 @@ static int ref__store_chain(ref_referee *r, int k, const rules_move *mk,
         rc = ref__store_correction(
             r, r->hist_seq[k + j], r->hist_player[k + j], j ? &r->hist_move[k + j] : mk, &v[j],
             chain[j], j ? DB_SRC_CAMERA : DB_SRC_CORRECTION,
-            j ? "a card recorded earlier was revised"
-              : "the card recorded was another: the one recorded was laid later",
-            err);
+            j ? "a card recorded earlier was revised" : note, err);
     if (rc == 0)
         return db_commit(r->store, err);
     db_rollback(r->store);
     return rc;
+}
+
+/* Guess gi's move with its card replaced by candidate c, every move
+ * since replayed on it: when they all stay legal (and m, when not NULL,
+ * is then legal for player), the record is corrected (note, for the
+ * store), the guess forgotten and the players told (why: how it is
+ * known).  True when so, or when *rc holds an error of the store. */
+static bool ref__reguess(ref_referee *r, int gi, int c, int player, const rules_move *m,
+                         const char *note, const char *why, int *rc, base_err *err)
+{
+    struct ref__guess *gs = &r->guess[gi];
+    int k = gs->k, n = r->nhist - k;
+    rules_move alt = r->hist_move[k];
+    rules_game **chain;
+    rules_verdict *v;
+    bool replayed, fits;
+    char from[8], to[8];
+    if (n < 1)
+        return false;
+    chain = malloc(sizeof *chain * (size_t)n);
+    v = malloc(sizeof *v * (size_t)(n + 1));
+    alt.pieces[0].a = gs->cand[c].a;
+    alt.pieces[0].b = gs->cand[c].b;
+    fits = replayed = chain && v && ref__replay_from(r, k, &alt, chain, v);
+    if (fits && m) {
+        rules_game *trial = NULL;
+        fits = rules_game_clone(chain[n - 1], &trial) == 0 &&
+               rules_apply(trial, player, m, &v[n]) == 0 && v[n].legal;
+        rules_game_free(trial);
+    }
+    if (fits)
+        *rc = ref__store_chain(r, k, &alt, note, chain, v, err);
+    if (!fits || *rc != 0) {
+        for (int j = 0; replayed && j < n; j++)
+            rules_game_free(chain[j]);
+        free(chain);
+        free(v);
+        return *rc != 0;
+    }
+    for (int j = 0; j < n; j++) {
+        rules_game_free(r->hist[k + j]);
+        r->hist[k + j] = chain[j];
+    }
+    rules_card_name(r->hist_move[k].pieces[0].a, r->hist_move[k].pieces[0].b, from);
+    rules_card_name(alt.pieces[0].a, alt.pieces[0].b, to);
+    r->hist_move[k] = alt;
+    memmove(gs, gs + 1, sizeof *gs * (size_t)(r->nguess - gi - 1));
+    r->nguess--;
+    /* the corrected move's points, the scores as they are now */
+    memcpy(v[0].scores, v[n - 1].scores, sizeof v[0].scores);
+    ref__emit(r, REF_EV_CORRECTED, r->hist_seq[k], r->hist_player[k], &alt, &v[0], NULL, 0,
+              "the card recorded as %s was %s %s; it now scores %d, and the scores are "
+              "corrected.",
+              from, to, why, v[0].points);
+    free(chain);
+    free(v);
+    return true;
 }
 
 /* Move m by player breaks the rules, and it lays a card recorded earlier
@@ -1149,64 +1244,62 @@ static bool ref__revise_guess(ref_referee *r, int player, const rules_move *m, i
                               base_err *err)
 {
     for (int gi = r->nguess - 1; gi >= 0; gi--) {
-        struct ref__guess *gs = &r->guess[gi];
-        const rules_piece *was = &r->hist_move[gs->k].pieces[0];
-        int k = gs->k, n = r->nhist - k;
+        const rules_piece *was = &r->hist_move[r->guess[gi].k].pieces[0];
+        char from[8], why[40];
         bool laid = false;
-        rules_game **chain;
-        rules_verdict *v;
         for (int i = 0; i < m->npieces && !laid; i++)
             laid = m->pieces[i].a == was->a && m->pieces[i].b == was->b;
-        if (!laid || n < 1)
+        if (!laid)
             continue;
-        chain = malloc(sizeof *chain * (size_t)n);
-        v = malloc(sizeof *v * (size_t)(n + 1));
-        for (int c = 0; chain && v && c < gs->n; c++) {
-            rules_move alt = r->hist_move[k];
-            rules_game *trial = NULL;
-            char from[8], to[8];
-            bool fits;
-            alt.pieces[0].a = gs->cand[c].a;
-            alt.pieces[0].b = gs->cand[c].b;
-            if (!ref__replay_from(r, k, &alt, chain, v))
-                continue;
-            fits = rules_game_clone(chain[n - 1], &trial) == 0 &&
-                   rules_apply(trial, player, m, &v[n]) == 0 && v[n].legal;
-            rules_game_free(trial);
-            if (fits)
-                *rc = ref__store_chain(r, k, &alt, chain, v, err);
-            if (!fits || *rc != 0) {
-                for (int j = 0; j < n; j++)
-                    rules_game_free(chain[j]);
-                if (*rc != 0)
-                    break;
-                continue;
-            }
-            for (int j = 0; j < n; j++) {
-                rules_game_free(r->hist[k + j]);
-                r->hist[k + j] = chain[j];
-            }
-            rules_card_name(was->a, was->b, from);
-            rules_card_name(alt.pieces[0].a, alt.pieces[0].b, to);
-            r->hist_move[k] = alt;
-            memmove(gs, gs + 1, sizeof *gs * (size_t)(r->nguess - gi - 1));
-            r->nguess--;
-            /* the corrected move's points, the scores as they are now */
-            memcpy(v[0].scores, v[n - 1].scores, sizeof v[0].scores);
-            ref__emit(r, REF_EV_CORRECTED, r->hist_seq[k], r->hist_player[k], &alt, &v[0], NULL, 0,
-                      "the card recorded as %s was %s (the %s is being laid now); it now scores "
-                      "%d, and the scores are corrected.",
-                      from, to, from, v[0].points);
-            free(chain);
-            free(v);
-            return true;
-        }
-        free(chain);
-        free(v);
+        snprintf(why, sizeof why, "(the %s is being laid now)",
+                 rules_card_name(was->a, was->b, from));
+        for (int c = 0; c < r->guess[gi].n; c++)
+            if (ref__reguess(r, gi, c, player, m,
+                             "the card recorded was another: the one recorded was laid later", why,
+                             rc, err))
+                return true;
         if (*rc != 0)
             return true;
     }
     return false;
+}
+
+/* Cards recorded short of certain and still on the table, read again on
+ * this still table (seen: as read, the engine's cells): each guess's
+ * votes take this reading's; when the card they favour most leads the
+ * recorded one by REF__REREAD_LEAD, the move is revised to it, provided
+ * every move since stays legal with it.  (Sim seed 7 recorded a KS as
+ * the QS at 0.5 and read it as the KS on the five still tables after,
+ * each time with the QS a close second: short of that lead.)  Only the
+ * favourite: when the moves since rule it out (seed 7: the QH read at a
+ * cell where the QH was recorded, wrongly, at another), the runner-up
+ * is no better a guess than the card recorded.  True when a move was
+ * revised, or when *rc holds an error of the store. */
+static bool ref__reread(ref_referee *r, const rules_piece *have, int nh, const rules_piece *seen,
+                        int ns, const ref_view *v, int *rc, base_err *err)
+{
+    bool revised = false;
+    for (int gi = r->nguess - 1; gi >= 0 && *rc == 0; gi--) {
+        struct ref__guess *gs = &r->guess[gi];
+        const rules_piece *was = &r->hist_move[gs->k].pieces[0];
+        int j = -1, best = -1;
+        if (r->hist_move[gs->k].type != RULES_MOVE_PLACE || !ref__known(have, nh, was))
+            continue; /* (captured since: nothing to read) */
+        for (int i = 0; i < ns && j < 0; i++)
+            if (ref__same_place(&seen[i], was))
+                j = i;
+        if (j < 0)
+            continue;
+        ref__vote_reading(gs, was, &seen[j], v, j);
+        for (int c = 0; c < gs->n; c++)
+            if (best < 0 || gs->vote[c] > gs->vote[best])
+                best = c;
+        if (best >= 0 && gs->vote[best] >= gs->vote_was + REF__REREAD_LEAD &&
+            ref__reguess(r, gi, best, -1, NULL, "the still tables since read the card as another",
+                         "(read so on the table since)", rc, err))
+            revised = true;
+    }
+    return revised;
 }
 
 /* The piece left out of the last move and asked about (REF__DROP), read
@@ -1256,6 +1349,113 @@ static bool ref__late_piece(ref_referee *r, const rules_piece *have, int nh,
     return false;
 }
 
+/* Cards: two new cards after a question nobody answered.  A card read
+ * unsure, or so that no reading of it was legal, was asked about; nobody
+ * answered, and the next player laid a card of their own: from then on
+ * every still table holds two new cards, which no one move explains, and
+ * the match was lost (sim seed 8: a JD read as the QD at 0.30 beside the
+ * 10H, the 3H laid next).  When one of the two (a) was on the table
+ * asked about and the other (b) is new since, read surely, and not laid
+ * from the seat to move: a, as read now or as its likeliest other reading
+ * (0.2 of its own or more), is the move of the player to move and b the
+ * next player's, when both are legal and leave the table seen (captures
+ * and all), and no other reading of a that does is half as likely.  a
+ * is then recorded as a guess like any card read short of certain.  True
+ * when so (the moves played), or when *rc holds an error. */
+static bool ref__two_moves(ref_referee *r, const rules_piece *have, int nh, const rules_piece *seen,
+                           int ns, const ref_view *v, int *rc, base_err *err)
+{
+    int ia = -1, ib = -1, nnew = 0, best = -1;
+    float wbest = 0, wnext = 0;
+    rules_status st;
+    rules_move ma, mb;
+    if (strcmp(r->game, "cards") != 0 || r->state == REF__OK || !v->conf)
+        return false;
+    for (int j = 0; j < ns; j++) {
+        bool before = false;
+        if (ref__known(have, nh, &seen[j]))
+            continue;
+        nnew++;
+        for (int i = 0; i < r->nlast_seen && !before; i++)
+            before = ref__same_place(&r->last_seen[i], &seen[j]) &&
+                     !ref__known(have, nh, &r->last_seen[i]);
+        if (before)
+            ia = j;
+        else
+            ib = j;
+    }
+    if (nnew != 2 || ia < 0 || ib < 0 || seen[ib].c || v->conf[ib] < r->min_conf)
+        return false;
+    rules_game_status(ref__game(r), &st);
+    if (v->mover >= 0 && v->mover == st.to_move)
+        return false; /* the hand came from the same seat: not the next turn */
+    /* a as read, then its other readings likely enough */
+    for (int d = 0; d <= (v->alt ? v->alt[ia].n : 0); d++) {
+        float w = d ? v->alt[ia].w[d - 1] : 1;
+        rules_game *g = NULL;
+        rules_verdict va, vb;
+        rules_status st1;
+        rules_move m1, m2;
+        bool ok;
+        if (w < REF__ALT_FLOOR)
+            continue;
+        rules_move_init(&m1, RULES_MOVE_PLACE);
+        m1.npieces = 1;
+        ref__pick(&m1.pieces[0], &seen[ia], v->alt ? &v->alt[ia] : NULL, d);
+        rules_move_init(&m2, RULES_MOVE_PLACE);
+        m2.npieces = 1;
+        m2.pieces[0] = seen[ib];
+        if (m1.pieces[0].c || rules_game_clone(ref__game(r), &g) != 0)
+            continue;
+        ok = rules_apply(g, st.to_move, &m1, &va) == 0 && va.legal;
+        if (ok) {
+            rules_game_status(g, &st1);
+            ok = rules_apply(g, st1.to_move, &m2, &vb) == 0 && vb.legal;
+        }
+        if (ok) {
+            /* the table seen, with a as this reading of it */
+            rules_piece *after = r->scratch, *want = malloc(sizeof *want * (size_t)ns);
+            if (want) {
+                memcpy(want, seen, sizeof *want * (size_t)ns);
+                want[ia] = m1.pieces[0];
+                ok = ref__same_position(after, ref__position(g, after), want, ns);
+            }
+            ok = ok && want;
+            free(want);
+        }
+        rules_game_free(g);
+        if (!ok)
+            continue;
+        if (best < 0 || w > wbest) {
+            wnext = best < 0 ? wnext : fmaxf(wnext, wbest);
+            best = d;
+            wbest = w;
+            ma = m1;
+            mb = m2;
+        } else {
+            wnext = fmaxf(wnext, w);
+        }
+    }
+    if (best < 0 || wnext * 2 > wbest)
+        return false;
+    {
+        rules_verdict va, vb;
+        rules_status st1;
+        if ((*rc = ref__play(r, st.to_move, &ma, NULL, 0, DB_SRC_CAMERA, &va, err)) != 0)
+            return true;
+        if (v->conf[ia] < REF__CERTAIN || best > 0) {
+            /* a guess: what else it may be, for ref__revise_guess */
+            struct ref__guess *gs = ref__new_guess(r);
+            ref__vote_reading(gs, &ma.pieces[0], &seen[ia], v, ia);
+        }
+        rules_game_status(ref__game(r), &st1);
+        r->state = REF__OK;
+        r->has_pending = false;
+        *rc = ref__play(r, st1.to_move, &mb, v->jpeg, v->jpeg_len, DB_SRC_CAMERA, &vb, err);
+    }
+    return true;
+}
+
 static int ref__observe(ref_referee *r, const ref_view *v, base_err *err)
 {
     rules_piece *have = malloc(sizeof *have * REF__MAX_PIECES);
@@ -1278,15 +1478,27 @@ static int ref__observe(ref_referee *r, const ref_view *v, base_err *err)
     nh = ref__position(ref__game(r), have);
     ref__align(r, have, nh, v->pieces, ns);
     ref__to_engine(r, v->pieces, seen, ns);
-    ref__keep_committed(r, have, nh, seen, ns);
     if (base_log_level() >= BASE_LOG_DEBUG)
         for (int i = 0; i < ns; i++) {
-            char what[160];
+            char what[160], was[160] = "";
             rules_piece_text(r->game, &seen[i], what, sizeof what);
-            BASE_DEBUG("referee", "seen %s conf %.2f, %d alternatives%s", what,
-                       v->conf ? (double)v->conf[i] : 1.0, v->alt ? v->alt[i].n : 0,
+            for (int j = 0; r->keep && j < nh; j++)
+                if (ref__same_place(&have[j], &seen[i]) && !ref__same_piece(&have[j], &seen[i])) {
+                    char rec[140];
+                    rules_piece_text(r->game, &have[j], rec, sizeof rec);
+                    snprintf(was, sizeof was, " (recorded: %s)", rec);
+                }
+            BASE_DEBUG("referee", "seen %s conf %.2f, %d alternatives%s%s", what,
+                       v->conf ? (double)v->conf[i] : 1.0, v->alt ? v->alt[i].n : 0, was,
                        i + 1 == ns ? " (end)" : "");
         }
+    /* (a card recorded short of certain, read as another since) */
+    if (ref__reread(r, have, nh, seen, ns, v, &rc, err)) {
+        if (rc != 0)
+            goto done;
+        nh = ref__position(ref__game(r), have);
+    }
+    ref__keep_committed(r, have, nh, seen, ns);
 
     /* Unchanged: nothing to say, unless it ends an alert. */
     if (ref__same_position(have, nh, seen, ns)) {
@@ -1388,6 +1600,9 @@ static int ref__observe(ref_referee *r, const ref_view *v, base_err *err)
         if (ref__same_position(have, nh, seen, ns))
             goto done; /* nothing else is new */
     }
+
+    if (ref__two_moves(r, have, nh, seen, ns, v, &rc, err))
+        goto done;
 
     /* Pieces read without confidence are not guessed at: the rules may
      * settle what they are, or the players are asked. */

@@ -976,6 +976,127 @@ static void test_cards_stood_then_laid(void **state)
     ref_free(r);
 }
 
+/* Sets card i of t read at conf c, the card named alt the other reading,
+ * odds w against it. */
+static void card_unsure(table *t, int i, float c, const char *alt, float w)
+{
+    int rank, suit;
+    assert_int_equal(rules_card_from_name(alt, &rank, &suit), 0);
+    t->conf[i] = c;
+    t->alt[i].n = 1;
+    t->alt[i].p[0] = t->p[i];
+    t->alt[i].p[0].a = (uint8_t)rank;
+    t->alt[i].p[0].b = (uint8_t)suit;
+    t->alt[i].w[0] = w;
+}
+
+/* Cards: a card recorded short of certain (a JH read as the QH at 0.51,
+ * sim seed 7) that the still tables since read as another card more than
+ * as itself is revised, when every move since stays legal with it; one
+ * reading the other way is not enough, and a card the moves since rule
+ * out is not taken. */
+static void test_cards_reread(void **state)
+{
+    log_ l = {0};
+    table t = {0};
+    ref_referee *r = cards_ref(&l, NULL, 0, &t);
+    rules_piece pos[8];
+    char name[4];
+    (void)state;
+    put_card(&t, 4, 3, "QH");
+    card_unsure(&t, 1, 0.51f, "JH", 0.8f);
+    see(r, &t, -1);
+    assert_int_equal(l.n, 1);
+    assert_int_equal(l.kind[0], REF_EV_MOVE);
+    /* B plays on; the QH now reads as the JH */
+    put_card(&t, 3, 4, "5S");
+    t.p[1].a = 11;
+    card_unsure(&t, 1, 0.65f, "QH", 0.4f);
+    see(r, &t, -1);
+    assert_int_equal(l.n, 2);
+    assert_int_equal(l.kind[1], REF_EV_MOVE);
+    see(r, &t, -1); /* still JH: one more table, not yet */
+    assert_int_equal(l.n, 2);
+    see(r, &t, -1);
+    assert_int_equal(l.n, 3);
+    assert_int_equal(l.kind[2], REF_EV_CORRECTED);
+    assert_non_null(strstr(l.text[2], "recorded as QH was JH"));
+    assert_int_equal(rules_position(ref_game(r), pos, 8), 3);
+    for (int i = 0; i < 3; i++)
+        if (pos[i].x == 1 && pos[i].y == 0)
+            assert_string_equal(rules_card_name(pos[i].a, pos[i].b, name), "JH");
+    see(r, &t, -1); /* settled: nothing more */
+    assert_int_equal(l.n, 3);
+    ref_free(r);
+
+    /* the KS laid beside it since goes with the QH, not with a JH */
+    memset(&l, 0, sizeof l);
+    r = cards_ref(&l, NULL, 0, &t);
+    put_card(&t, 4, 3, "QH");
+    card_unsure(&t, 1, 0.51f, "JH", 0.8f);
+    see(r, &t, -1);
+    put_card(&t, 5, 3, "KS");
+    see(r, &t, -1);
+    assert_int_equal(l.n, 2);
+    assert_int_equal(l.kind[1], REF_EV_MOVE);
+    t.p[1].a = 11;
+    card_unsure(&t, 1, 0.65f, "QH", 0.4f);
+    for (int i = 0; i < 6; i++)
+        see(r, &t, -1);
+    assert_int_equal(l.n, 2);
+    ref_free(r);
+}
+
+/* Cards: a card read so that no reading of it is clearly legal is asked
+ * about; nobody answers and the next player lays a card: the two new
+ * cards are two moves in turn, the first as it reads now (sim seed 8: a
+ * JD read as the QD at 0.30 beside the 10H, then as the JD at 0.42 with
+ * the 3H laid beside; every later table held two new cards and the match
+ * was lost).  Not when the second hand came from the same seat. */
+static void test_cards_two_moves(void **state)
+{
+    for (int same_seat = 0; same_seat <= 1; same_seat++) {
+        log_ l = {0};
+        table t = {0};
+        ref_referee *r = cards_ref(&l, NULL, 0, &t);
+        rules_status st;
+        (void)state;
+        put_card(&t, 4, 3, "QS"); /* A's 6H, misread: no reading clearly legal */
+        card_unsure(&t, 1, 0.3f, "6H", 0.5f);
+        t.alt[1].n = 2;
+        t.alt[1].p[1] = t.alt[1].p[0];
+        t.alt[1].p[1].a = 4; /* or the 4H, as likely */
+        t.alt[1].w[1] = 0.5f;
+        see(r, &t, -1);
+        assert_int_equal(l.n, 1);
+        assert_int_equal(l.kind[0], REF_EV_CONFIRM);
+        assert_null(strstr(l.text[0], "it stands"));
+        /* nobody answers; B lays the 5S, and the 6H reads right now */
+        t.p[1].a = 6;
+        t.p[1].b = t.alt[1].p[0].b;
+        card_unsure(&t, 1, 0.45f, "8H", 0.3f);
+        put_card(&t, 3, 4, "5S");
+        see(r, &t, same_seat ? 0 : 1);
+        rules_game_status(ref_game(r), &st);
+        if (same_seat) {
+            assert_int_equal(st.scores[0] + st.scores[1], 0);
+            for (int i = 1; i < l.n; i++)
+                assert_int_not_equal(l.kind[i], REF_EV_MOVE);
+        } else {
+            assert_int_equal(l.n, 3);
+            assert_int_equal(l.kind[1], REF_EV_MOVE);
+            assert_int_equal(l.player[1], 0);
+            assert_int_equal(l.kind[2], REF_EV_MOVE);
+            assert_int_equal(l.player[2], 1);
+            assert_int_equal(st.to_move, 0);
+            assert_int_equal(rules_position(ref_game(r), NULL, 0), 3);
+            see(r, &t, -1); /* the same table: nothing more */
+            assert_int_equal(l.n, 3);
+        }
+        ref_free(r);
+    }
+}
+
 /* Cards: a player lays the card that completes a square and takes the
  * square after a pause: the still table in between shows the card laid
  * and the square still there.  That is the move, with its captures (before:
@@ -1319,6 +1440,8 @@ int main(void)
         cmocka_unit_test(test_cards_guess_revised),
         cmocka_unit_test(test_cards_pending_taken),
         cmocka_unit_test(test_cards_stood_then_laid),
+        cmocka_unit_test(test_cards_reread),
+        cmocka_unit_test(test_cards_two_moves),
         cmocka_unit_test(test_cards_square_seen_before_gathered),
         cmocka_unit_test(test_cards_glimpsed),
         cmocka_unit_test(test_reading_turn_to),
