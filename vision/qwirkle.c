@@ -1996,8 +1996,9 @@ static bool qw__table_colour(const vis_qwirkle *q, const vis_view *vw, int w, in
  * colour line, and one of the table's hue is printed brighter than the
  * felt; but a thin one (a star4) blurred by a soft camera can look as dim
  * as the felt in shade (sim seed 700010, green on green felt): such blobs
- * are judged again by their printed shape (qw__table_symbols).  The tolerance grows with the table's level,
- * not the patch's, on a coloured table: JPEG's halved chroma bleeds the
+ * are judged again by their printed shape (qw__table_symbols).  The
+ * tolerance grows with the table's level, not the patch's, on a coloured
+ * table: JPEG's halved chroma bleeds the
  * neighbouring symbols' colour into a patch in deep shade by a few levels
  * however dark it is (sim seed 900029, brown felt: the shade between
  * orange cubes, a = 0.46, 6 levels off, read as an orange star4 on 5
