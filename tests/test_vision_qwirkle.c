@@ -234,6 +234,27 @@ static vis_image *through_camera(const vis_image *img, double cam_ppm, int quali
     return up;
 }
 
+/* Cubes c[0..n) on table, blurred by blur (view pixels), through a camera
+ * of cam_ppm px/mm at JPEG quality, rectified at view_ppm and read into r
+ * by a new reader told the camera has told_ppm px/mm. */
+static void read_through_camera(const cube *c, int n, const unsigned char table[3], double blur,
+                                double cam_ppm, int quality, double view_ppm, double told_ppm,
+                                vis_reading *r)
+{
+    vis_qwirkle *q = NULL;
+    vis_view v = full_view();
+    base_err e;
+    vis_image *img = draw_view_blurred(c, n, table, blur);
+    vis_image *cam = through_camera(img, cam_ppm, quality, view_ppm);
+    v.px_per_mm = view_ppm;
+    v.cam_px_per_mm = told_ppm;
+    assert_int_equal(vis_qwirkle_new(20, NULL, &q, &e), 0);
+    assert_int_equal(vis_qwirkle_read(q, cam, &v, r, &e), 0);
+    vis_qwirkle_free(q);
+    vis_image_free(img);
+    vis_image_free(cam);
+}
+
 /* Index of the piece read within 5 mm of (x, y), -1 when none. */
 /* A coarse camera (1.1 px/mm, a symbol about 11 px across) with a soft
  * lens and JPEG: every shape in every colour, the dim blue and purple
@@ -243,18 +264,10 @@ static void test_coarse_jpeg(void **state)
     (void)state;
     cube c[18];
     vis_reading *r = malloc(sizeof *r);
-    vis_qwirkle *q = NULL;
-    vis_view v = full_view();
-    base_err e;
     for (int i = 0; i < 18; i++)
         c[i] = (cube){190 + 20.2 * (i % 6), 220 + 20.2 * (i / 6), (i * 5) % 7 - 3, (i + i / 6) % 6,
                       i % 6};
-    vis_image *img = draw_view_blurred(c, 18, wood, 1.1 * PPM);
-    vis_image *cam = through_camera(img, 1.1, 70, 1.65);
-    v.px_per_mm = 1.65;
-    v.cam_px_per_mm = 1.1;
-    assert_int_equal(vis_qwirkle_new(20, NULL, &q, &e), 0);
-    assert_int_equal(vis_qwirkle_read(q, cam, &v, r, &e), 0);
+    read_through_camera(c, 18, wood, 1.1 * PPM, 1.1, 70, 1.65, 1.1, r);
     assert_int_equal(r->npieces, 18);
     for (int i = 0; i < 18; i++) {
         int j = piece_at(r, c[i].x, c[i].y);
@@ -265,9 +278,6 @@ static void test_coarse_jpeg(void **state)
         assert_true(r->pieces[j].shape2 >= 0 && r->pieces[j].shape2 != r->pieces[j].shape);
         assert_true(r->pieces[j].color2 >= 0 && r->pieces[j].color2 != r->pieces[j].color);
     }
-    vis_qwirkle_free(q);
-    vis_image_free(img);
-    vis_image_free(cam);
     free(r);
 }
 
@@ -283,20 +293,9 @@ static void test_coarse_jpeg(void **state)
  * as if seen by a camera of cam_ppm px/mm. */
 static void read_soft_board(cube c[36], double cam_ppm, vis_reading *r)
 {
-    vis_qwirkle *q = NULL;
-    vis_view v = full_view();
-    base_err e;
     for (int i = 0; i < 36; i++)
         c[i] = (cube){180 + 20.2 * (i % 6), 180 + 20.2 * (i / 6), 2, (i + i / 6) % 6, i % 6};
-    vis_image *img = draw_view_blurred(c, 36, wood, 2.0 * PPM);
-    vis_image *cam = through_camera(img, 0.8, 95, 1.2);
-    v.px_per_mm = 1.2;
-    v.cam_px_per_mm = cam_ppm;
-    assert_int_equal(vis_qwirkle_new(20, NULL, &q, &e), 0);
-    assert_int_equal(vis_qwirkle_read(q, cam, &v, r, &e), 0);
-    vis_qwirkle_free(q);
-    vis_image_free(img);
-    vis_image_free(cam);
+    read_through_camera(c, 36, wood, 2.0 * PPM, 0.8, 95, 1.2, cam_ppm, r);
 }
 
 static void test_soft_board_edge(void **state)
@@ -330,20 +329,12 @@ static void test_wide_patch(void **state)
     const unsigned char *tables[2] = {wood, pale};
     for (int t = 0; t < 2; t++) {
         cube c[36];
-        vis_qwirkle *q = NULL;
-        vis_view v = full_view();
         vis_reading *r = malloc(sizeof *r);
-        base_err e;
         int right = 0;
         for (int i = 0; i < 36; i++)
             c[i] = (cube){180 + 20.3 * (i % 6), 180 + 20.3 * (i / 6), (i * 7) % 5 - 2,
                           (i + i / 6) % 6, (i * 5 + i / 6) % 6};
-        vis_image *img = draw_view_blurred(c, 36, tables[t], 2.0 * PPM);
-        vis_image *cam = through_camera(img, 0.8, 80, 1.2);
-        v.px_per_mm = 1.2;
-        v.cam_px_per_mm = 0.8;
-        assert_int_equal(vis_qwirkle_new(20, NULL, &q, &e), 0);
-        assert_int_equal(vis_qwirkle_read(q, cam, &v, r, &e), 0);
+        read_through_camera(c, 36, tables[t], 2.0 * PPM, 0.8, 80, 1.2, 0.8, r);
         assert_int_equal(r->npieces, 36);
         for (int i = 0; i < 36; i++) {
             int j = piece_at(r, c[i].x, c[i].y);
@@ -352,9 +343,6 @@ static void test_wide_patch(void **state)
         }
         print_message("wide patch, table %d: %d of 36 shapes right\n", t, right);
         assert_true(right >= 28);
-        vis_qwirkle_free(q);
-        vis_image_free(img);
-        vis_image_free(cam);
         free(r);
     }
 }
@@ -442,27 +430,16 @@ static void test_shape_residual(void **state)
     int right = 0, read = 0;
     for (int t = 0; t < 2; t++) {
         cube c[36];
-        vis_qwirkle *q = NULL;
-        vis_view v = full_view();
         vis_reading *r = malloc(sizeof *r);
-        base_err e;
         for (int i = 0; i < 36; i++)
             c[i] = (cube){180 + 20.3 * (i % 6), 180 + 20.3 * (i / 6), (i * 7) % 5 - 2,
                           (i + i / 6) % 6, (i * 5 + i / 6) % 6};
-        vis_image *img = draw_view_blurred(c, 36, tables[t], 2.0 * PPM);
-        vis_image *cam = through_camera(img, 0.8, 80, 1.2);
-        v.px_per_mm = 1.2;
-        v.cam_px_per_mm = 0.8;
-        assert_int_equal(vis_qwirkle_new(20, NULL, &q, &e), 0);
-        assert_int_equal(vis_qwirkle_read(q, cam, &v, r, &e), 0);
+        read_through_camera(c, 36, tables[t], 2.0 * PPM, 0.8, 80, 1.2, 0.8, r);
         for (int i = 0; i < 36; i++) {
             int j = piece_at(r, c[i].x, c[i].y);
             read += j >= 0;
             right += j >= 0 && r->pieces[j].shape == c[i].shape;
         }
-        vis_qwirkle_free(q);
-        vis_image_free(img);
-        vis_image_free(cam);
         free(r);
     }
     print_message("shape residual: %d of %d read right\n", right, read);
@@ -1314,9 +1291,6 @@ static void test_line_prior(void **state)
                                    {1, 4, 0, 5, 2, 3}, {5, 3, 4, 2, 1, 0}, {2, 0, 3, 1, 5, 4}};
     cube c[36];
     vis_reading *r = malloc(sizeof *r);
-    vis_qwirkle *q = NULL;
-    vis_view v = full_view();
-    base_err e;
     int right = 0;
     for (int i = 0; i < 36; i++) {
         int row = i / 6, col = i % 6;
@@ -1325,12 +1299,7 @@ static void test_line_prior(void **state)
         c[i] = (cube){170 + 20.2 * col, 150 + 40.4 * row, (i * 3) % 5 - 2,
                       row < 3 ? 2 * row : perm[row][col], row < 3 ? perm[row][col] : row - 3};
     }
-    vis_image *img = draw_view_blurred(c, 36, wood, 2.0 * PPM);
-    vis_image *cam = through_camera(img, 0.9, 60, 1.35);
-    v.px_per_mm = 1.35;
-    v.cam_px_per_mm = 0.9;
-    assert_int_equal(vis_qwirkle_new(20, NULL, &q, &e), 0);
-    assert_int_equal(vis_qwirkle_read(q, cam, &v, r, &e), 0);
+    read_through_camera(c, 36, wood, 2.0 * PPM, 0.9, 60, 1.35, 0.9, r);
     assert_int_equal(r->npieces, 36);
     for (int i = 0; i < 36; i++) {
         int j = piece_at(r, c[i].x, c[i].y);
@@ -1339,9 +1308,6 @@ static void test_line_prior(void **state)
         right += r->pieces[j].shape == c[i].shape;
     }
     assert_true(right >= 34);
-    vis_qwirkle_free(q);
-    vis_image_free(img);
-    vis_image_free(cam);
     /* an illegal line (red circle, red square, blue square) seen sharply */
     {
         cube d[3] = {{250, 250, 0, RULES_RED, RULES_CIRCLE},
