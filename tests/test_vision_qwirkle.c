@@ -234,6 +234,23 @@ static vis_image *through_camera(const vis_image *img, double cam_ppm, int quali
     return up;
 }
 
+/* A hole in a board on table at (x, y) mm, a cell wide: the table in the
+ * shade of the cubes round it (0.2 of its light), a small lit patch (0.55)
+ * in the middle. */
+static void shaded_hole(vis_image *img, double x, double y, const unsigned char table[3])
+{
+    for (int py = 0; py < img->height; py++)
+        for (int px = 0; px < img->width; px++) {
+            double hx = (px + 0.5) / PPM - MARGIN - x, hy = (py + 0.5) / PPM - MARGIN - y;
+            unsigned char *p = img->data + (size_t)py * img->stride + 3 * px;
+            double f = fabs(hx) < 3.5 && fabs(hy) < 3.5 ? 0.55 : 0.2;
+            if (fabs(hx) > 9.6 || fabs(hy) > 9.6)
+                continue;
+            for (int k = 0; k < 3; k++)
+                p[k] = (unsigned char)(f * table[k] + 0.5);
+        }
+}
+
 /* Cubes c[0..n) on table, blurred by blur (view pixels), through a camera
  * of cam_ppm px/mm at JPEG quality, rectified at view_ppm and read into r
  * by a new reader told the camera has told_ppm px/mm. */
@@ -888,16 +905,7 @@ static void test_table_in_shade(void **state)
         if (i != 4)
             c[n++] = (cube){230 + 20.2 * (i % 3), 230 + 20.2 * (i / 3), 1, i % 5, (i + 2) % 6};
     img = draw_view_blurred(c, 8, felt, 1.0);
-    for (int y = 0; y < img->height; y++)
-        for (int x = 0; x < img->width; x++) {
-            double tx = (x + 0.5) / PPM - MARGIN - 250.2, ty = (y + 0.5) / PPM - MARGIN - 250.2;
-            unsigned char *p = img->data + (size_t)y * img->stride + 3 * x;
-            double f = fabs(tx) < 3.5 && fabs(ty) < 3.5 ? 0.55 : 0.2;
-            if (fabs(tx) > 9.6 || fabs(ty) > 9.6)
-                continue;
-            for (int k = 0; k < 3; k++)
-                p[k] = (unsigned char)(f * felt[k] + 0.5);
-        }
+    shaded_hole(img, 250.2, 250.2, felt);
     assert_int_equal(vis_qwirkle_new(20, NULL, &q, &e), 0);
     assert_int_equal(vis_qwirkle_read(q, img, &v, r, &e), 0);
     assert_int_equal(piece_at(r, 250.2, 250.2), -1);
@@ -927,16 +935,7 @@ static void test_same_hue_table(void **state)
     const unsigned char *felt = colour_bgr[3];
     vis_reading *r = malloc(sizeof *r);
     vis_image *img = draw_view_blurred(c, 6, felt, 1.5);
-    for (int y = 0; y < img->height; y++)
-        for (int x = 0; x < img->width; x++) {
-            double hx = (x + 0.5) / PPM - MARGIN - 270.4, hy = (y + 0.5) / PPM - MARGIN - 250.2;
-            unsigned char *p = img->data + (size_t)y * img->stride + 3 * x;
-            double f = fabs(hx) < 3.5 && fabs(hy) < 3.5 ? 0.55 : 0.2;
-            if (fabs(hx) > 9.6 || fabs(hy) > 9.6)
-                continue;
-            for (int k = 0; k < 3; k++)
-                p[k] = (unsigned char)(f * felt[k] + 0.5);
-        }
+    shaded_hole(img, 270.4, 250.2, felt);
     read_image(img, r);
     assert_int_equal(piece_at(r, 270.4, 250.2), -1);
     expect_cubes(r, c, 6, true);
