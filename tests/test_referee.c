@@ -683,6 +683,20 @@ static void put_card(table *t, int x, int y, const char *name)
     t->n++;
 }
 
+/* Sets card i of t read at conf c, the card named alt the other reading,
+ * odds w against it. */
+static void card_unsure(table *t, int i, float c, const char *alt, float w)
+{
+    int rank, suit;
+    assert_int_equal(rules_card_from_name(alt, &rank, &suit), 0);
+    t->conf[i] = c;
+    t->alt[i].n = 1;
+    t->alt[i].p[0] = t->p[i];
+    t->alt[i].p[0].a = (uint8_t)rank;
+    t->alt[i].p[0].b = (uint8_t)suit;
+    t->alt[i].w[0] = w;
+}
+
 /* A two-player cards referee (A, B) whose starting card, the 5H, lies at
  * (3,3) of the recogniser's frame: *t is that table, seen once.  match:
  * a stored match to resume (0 a new one; t is then left alone). */
@@ -848,15 +862,7 @@ static void test_cards_guess_revised(void **state)
     memset(&l, 0, sizeof l);
     r = cards_ref(&l, NULL, 0, &t);
     put_card(&t, 4, 3, "6H");
-    t.conf[1] = 0.7f;
-    t.alt[1].n = 1;
-    t.alt[1].p[0] = t.p[1];
-    {
-        int rank, suit;
-        rules_card_from_name("6D", &rank, &suit);
-        t.alt[1].p[0].b = (uint8_t)suit;
-    }
-    t.alt[1].w[0] = 0.5f;
+    card_unsure(&t, 1, 0.7f, "6D", 0.5f);
     see(r, &t, -1);
     assert_int_equal(l.n, 1);
     assert_int_equal(l.kind[0], REF_EV_MOVE);
@@ -949,15 +955,7 @@ static void test_cards_stood_then_laid(void **state)
     ref_referee *r = cards_ref(&l, NULL, 0, &t);
     (void)state;
     put_card(&t, 4, 3, "6H");
-    t.conf[1] = 0.4f;
-    t.alt[1].n = 1;
-    t.alt[1].p[0] = t.p[1];
-    {
-        int rank, suit;
-        rules_card_from_name("6D", &rank, &suit);
-        t.alt[1].p[0].b = (uint8_t)suit;
-    }
-    t.alt[1].w[0] = 0.5f;
+    card_unsure(&t, 1, 0.4f, "6D", 0.5f);
     see(r, &t, -1);
     assert_int_equal(l.n, 1);
     assert_int_equal(l.kind[0], REF_EV_CONFIRM);
@@ -974,20 +972,6 @@ static void test_cards_stood_then_laid(void **state)
     assert_int_equal(l.kind[4], REF_EV_MOVE);
     assert_int_equal(l.player[4], 0);
     ref_free(r);
-}
-
-/* Sets card i of t read at conf c, the card named alt the other reading,
- * odds w against it. */
-static void card_unsure(table *t, int i, float c, const char *alt, float w)
-{
-    int rank, suit;
-    assert_int_equal(rules_card_from_name(alt, &rank, &suit), 0);
-    t->conf[i] = c;
-    t->alt[i].n = 1;
-    t->alt[i].p[0] = t->p[i];
-    t->alt[i].p[0].a = (uint8_t)rank;
-    t->alt[i].p[0].b = (uint8_t)suit;
-    t->alt[i].w[0] = w;
 }
 
 /* Cards: a card recorded short of certain (a JH read as the QH at 0.51,
