@@ -234,6 +234,19 @@ static void test_one_card(void **state)
     vis_image_free(img);
 }
 
+/* r holds one card, at (200, 220) mm: a court of this rank and suit,
+ * returned. */
+static const vis_card *expect_court(const vis_cards_reading *r, int rank, int suit)
+{
+    assert_int_equal(r->ncards, 1);
+    const vis_card *k = card_near(r, 200, 220, 4);
+    assert_non_null(k);
+    assert_true(k->court);
+    assert_int_equal(k->rank, rank);
+    assert_int_equal(k->suit, suit);
+    return k;
+}
+
 static void test_block_of_four(void **state)
 {
     (void)state;
@@ -568,12 +581,7 @@ static void test_court_letters(void **state)
             vis_image *img = new_view();
             draw_court(img, 200, 220, l == 0 ? jay : kay, l == 0 ? 4 : 3);
             vis_cards_reading *r = read_view_blur(img, bi == 0 ? 1.8 : 2.2);
-            assert_int_equal(r->ncards, 1);
-            const vis_card *k = card_near(r, 200, 220, 4);
-            assert_non_null(k);
-            assert_true(k->court);
-            assert_int_equal(k->rank, l == 0 ? 11 : 13);
-            assert_int_equal(k->suit, 1); /* hearts */
+            expect_court(r, l == 0 ? 11 : 13, 1); /* hearts */
             free(r);
             vis_image_free(img);
         }
@@ -593,12 +601,7 @@ static void test_faint_letter(void **state)
     vis_image *img = new_view();
     draw_court_in(img, 200, 220, kay, 3, &blue, vis_rgb(165, 175, 235));
     vis_cards_reading *r = read_view(img);
-    assert_int_equal(r->ncards, 1);
-    const vis_card *k = card_near(r, 200, 220, 4);
-    assert_non_null(k);
-    assert_true(k->court);
-    assert_int_equal(k->rank, 13);
-    assert_int_equal(k->suit, 2); /* blue: diamonds */
+    expect_court(r, 13, 2); /* blue: diamonds */
     free(r);
     vis_image_free(img);
 }
@@ -651,12 +654,7 @@ static void test_letter_on_symbol(void **state)
         for (int s = 1; s >= -1; s -= 2)
             pip(img, &heart, 200, 220, 0, s * -25.7, s * -27.8, s * 3.2);
         vis_cards_reading *r = read_view_blur(img, 1.5);
-        assert_int_equal(r->ncards, 1);
-        const vis_card *k = card_near(r, 200, 220, 4);
-        assert_non_null(k);
-        assert_true(k->court);
-        assert_int_equal(k->rank, l == 0 ? 12 : 13);
-        assert_int_equal(k->suit, 1); /* hearts */
+        expect_court(r, l == 0 ? 12 : 13, 1); /* hearts */
         free(r);
         vis_image_free(img);
     }
@@ -730,12 +728,7 @@ static void test_letter_in_pieces(void **state)
     vis_image *img = new_view();
     draw_court(img, 200, 220, kay, 3);
     vis_cards_reading *r = read_view_blur(img, 0.8);
-    assert_int_equal(r->ncards, 1);
-    const vis_card *k = card_near(r, 200, 220, 4);
-    assert_non_null(k);
-    assert_true(k->court);
-    assert_int_equal(k->rank, 13);
-    assert_int_equal(k->suit, 1); /* hearts */
+    const vis_card *k = expect_court(r, 13, 1); /* hearts */
     assert_true(k->rank_conf <= 0.2f);
     free(r);
     vis_image_free(img);
