@@ -1369,6 +1369,7 @@ static bool ref__two_moves(ref_referee *r, const rules_piece *have, int nh, cons
     float wbest = 0, wnext = 0;
     rules_status st;
     rules_move ma, mb;
+    rules_piece *want; /* the table seen, with a as the reading tried */
     if (strcmp(r->game, "cards") != 0 || r->state == REF__OK || !v->conf)
         return false;
     for (int j = 0; j < ns; j++) {
@@ -1389,39 +1390,35 @@ static bool ref__two_moves(ref_referee *r, const rules_piece *have, int nh, cons
     rules_game_status(ref__game(r), &st);
     if (v->mover >= 0 && v->mover == st.to_move)
         return false; /* the hand came from the same seat: not the next turn */
+    if (!(want = malloc(sizeof *want * (size_t)ns)))
+        return false;
+    memcpy(want, seen, sizeof *want * (size_t)ns);
+    rules_move_init(&mb, RULES_MOVE_PLACE);
+    mb.npieces = 1;
+    mb.pieces[0] = seen[ib];
     /* a as read, then its other readings likely enough */
     for (int d = 0; d <= (v->alt ? v->alt[ia].n : 0); d++) {
         float w = d ? v->alt[ia].w[d - 1] : 1;
         rules_game *g = NULL;
         rules_verdict va, vb;
         rules_status st1;
-        rules_move m1, m2;
+        rules_move m1;
         bool ok;
         if (w < REF__ALT_FLOOR)
             continue;
         rules_move_init(&m1, RULES_MOVE_PLACE);
         m1.npieces = 1;
         ref__pick(&m1.pieces[0], &seen[ia], v->alt ? &v->alt[ia] : NULL, d);
-        rules_move_init(&m2, RULES_MOVE_PLACE);
-        m2.npieces = 1;
-        m2.pieces[0] = seen[ib];
         if (m1.pieces[0].c || rules_game_clone(ref__game(r), &g) != 0)
             continue;
         ok = rules_apply(g, st.to_move, &m1, &va) == 0 && va.legal;
         if (ok) {
             rules_game_status(g, &st1);
-            ok = rules_apply(g, st1.to_move, &m2, &vb) == 0 && vb.legal;
+            ok = rules_apply(g, st1.to_move, &mb, &vb) == 0 && vb.legal;
         }
         if (ok) {
-            /* the table seen, with a as this reading of it */
-            rules_piece *after = r->scratch, *want = malloc(sizeof *want * (size_t)ns);
-            if (want) {
-                memcpy(want, seen, sizeof *want * (size_t)ns);
-                want[ia] = m1.pieces[0];
-                ok = ref__same_position(after, ref__position(g, after), want, ns);
-            }
-            ok = ok && want;
-            free(want);
+            want[ia] = m1.pieces[0];
+            ok = ref__same_position(r->scratch, ref__position(g, r->scratch), want, ns);
         }
         rules_game_free(g);
         if (!ok)
@@ -1431,11 +1428,11 @@ static bool ref__two_moves(ref_referee *r, const rules_piece *have, int nh, cons
             best = d;
             wbest = w;
             ma = m1;
-            mb = m2;
         } else {
             wnext = fmaxf(wnext, w);
         }
     }
+    free(want);
     if (best < 0 || wnext * 2 > wbest)
         return false;
     {
