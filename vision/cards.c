@@ -122,6 +122,11 @@ struct vis_cards {
     bool survey_hand;
     bool have_mat; /* the mat's model, from the last survey */
     cd__mat mat;
+    /* the glare the last survey took out of its mask (NULL: none), on
+     * its view's pixels, for the next read (see cd__glare_apply) */
+    unsigned char *glare;
+    int glare_w, glare_h;
+    double glare_x0, glare_y0, glare_ppm;
     /* bilinear weights by the sample's fraction (32 x 32 steps), plus the
      * slack their making reads past the end (see cd__warp_table); and
      * each fraction's weights laid out for cd__warp's SSE2 sums */
@@ -427,7 +432,12 @@ int vis_cards_new(double card_w_mm, double card_h_mm, vis_cards **out, base_err 
     return 0;
 }
 
-void vis_cards_free(vis_cards *c) { free(c); }
+void vis_cards_free(vis_cards *c)
+{
+    if (c)
+        free(c->glare);
+    free(c);
+}
 
 /* ---- the view ---- */
 
@@ -505,6 +515,7 @@ typedef struct cd__det {
     double glare_min;     /* pixels: a region this large may be glare */
     int nmask;
     bool pale;            /* a pale near-neutral mat: card stock found by its outline */
+    unsigned char *glared; /* 1: taken out of the mask as glare (NULL: none) */
 } cd__det;
 
 static void cd__det_free(cd__det *d)
@@ -517,6 +528,7 @@ static void cd__det_free(cd__det *d)
     free(d->ex);
     free(d->tx);
     free(d->ty);
+    free(d->glared);
 }
 
 static int cd__det_make(const vis_image *top, const vis_view *vw, cd__det *d, base_err *err)
@@ -1294,13 +1306,17 @@ static void cd__glare(cd__det *d)
         }
         /* (a region that is in the mask by its colour or its outline,
          * not by brightness, is not glare) */
-        if (nring > 20 && nbright > nring / 2 && ering / nbright < 1.7 * d->tb)
+        if (nring > 20 && nbright > nring / 2 && ering / nbright < 1.7 * d->tb) {
+            if (!d->glared && !(d->glared = calloc((size_t)w * h, 1)))
+                break;
             for (int r = 0; r < nr; r++)
                 for (int k = runs[r].y * w + runs[r].x0; k <= runs[r].y * w + runs[r].x1; k++)
                     if (!d->ink[k]) {
                         d->mask[k] = 0;
+                        d->glared[k] = 1;
                         d->nmask--;
                     }
+        }
     }
     free(e2);
     free(e3);
@@ -1308,6 +1324,63 @@ static void cd__glare(cd__det *d)
     free(stack);
     free(runs);
     free(seen);
+}
+
+/* Glare the survey found, out of a read's mask.  A lamp's hot spot on a
+ * pale mat is brighter than the mat's model; the survey sees it whole and
+ * takes it out as glare (a smooth rise, larger than a few cards), but a
+ * read's view round the cards crops it below that size, and it would
+ * read as card stock all round the cards.  Once: the survey's view is of
+ * the frame the read is of. */
+static void cd__glare_apply(vis_cards *c, cd__det *d)
+{
+    if (!c->glare)
+        return;
+    for (int y = 0; y < d->h; y++) {
+        int gy = (int)floor((d->ty[y] - c->glare_y0) * c->glare_ppm);
+        if (gy < 0 || gy >= c->glare_h)
+            continue;
+        for (int x = 0; x < d->w; x++) {
+            int gx = (int)floor((d->tx[x] - c->glare_x0) * c->glare_ppm), k = y * d->w + x;
+            if (gx >= 0 && gx < c->glare_w && c->glare[gy * c->glare_w + gx] && !d->ink[k])
+                d->mask[k] = 0;
+        }
+    }
+    free(c->glare);
+    c->glare = NULL;
+}
+
+/* Whether the mask may hold cards: at least 0.3 of a card's area; or less
+ * when it spans most of a card each way (a lone card of white stock on a
+ * pale mat shows by its print and a broken outline alone: an ace, a few
+ * pips).  box: the mask's bounding box in table mm (x0, y0, x1, y1). */
+static bool cd__some_cards(const vis_cards *c, const cd__det *d, double box[4])
+{
+    double x0 = 1e9, y0 = 1e9, x1 = -1e9, y1 = -1e9;
+    /* (tx and ty grow with x and y: a row's first and last pixels of the
+     * mask hold its extremes) */
+    for (int y = 0; y < d->h; y++) {
+        const unsigned char *row = d->mask + (size_t)y * d->w;
+        int xa = 0, xb = d->w - 1;
+        while (xa < d->w && !row[xa])
+            xa++;
+        if (xa == d->w)
+            continue;
+        while (!row[xb])
+            xb--;
+        double ty = d->ty[y];
+        x0 = d->tx[xa] < x0 ? d->tx[xa] : x0;
+        x1 = d->tx[xb] > x1 ? d->tx[xb] : x1;
+        y0 = ty < y0 ? ty : y0;
+        y1 = ty > y1 ? ty : y1;
+    }
+    box[0] = x0;
+    box[1] = y0;
+    box[2] = x1;
+    box[3] = y1;
+    const double card = c->cw * c->ch * d->ppm * d->ppm, bw = x1 - x0, bh = y1 - y0;
+    const bool spans = fmin(bw, bh) >= 0.7 * c->cw && fmax(bw, bh) >= 0.7 * c->ch;
+    return d->nmask > 0.3 * card || (d->nmask > 0.1 * card && spans);
 }
 
 /* The silhouettes: the colour mask opened (noise goes), the outlines
@@ -1604,6 +1677,14 @@ static double cd__fill_ambiguity(const cd__det *d, double ca, double sa, double 
 
 /* force: the angle of the grid's u axis (the short side) when not NaN
  * (else the silhouette's, turned the nearest way to the last reading's) */
+/* A lone card's cell phase: the combs' (*ph), unless it lies more than
+ * 4 mm (cd__refine's search) off the silhouette's (at, pitch p). */
+static void cd__lone_phase(double *ph, double at, double p)
+{
+    if (fabs(remainder(*ph - at, p)) > 4)
+        *ph = at;
+}
+
 static void cd__grid_fit(vis_cards *c, const cd__det *d, cd__grid *g, double force)
 {
     double ang = isnan(force) ? cd__angle(d) : force, ca, sa;
@@ -1726,6 +1807,23 @@ static void cd__grid_fit(vis_cards *c, const cd__det *d, cd__grid *g, double for
             double fb = cd__fill_ambiguity(d, ca, sa, c->ch, c->cw, phu_b, phv_b);
             sa_ = fa <= fb ? 1 : 0;
             sb_ = fa <= fb ? 0 : 1;
+        }
+        /* One card alone: its silhouette's extent says which way it lies
+         * (on a pale mat its outline may be too broken for the combs) */
+        const double eu_ = umax - umin - 4, ev_ = vmax - vmin - 4, tol = 10;
+        bool lone_a = eu_ < c->cw + tol && ev_ < c->ch + tol && ev_ > c->ch - 1.5 * tol;
+        bool lone_b = ev_ < c->cw + tol && eu_ < c->ch + tol && eu_ > c->ch - 1.5 * tol;
+        if (lone_a != lone_b) {
+            /* and where, when the combs put its cell more than the
+             * outline's search (cd__refine) can mend off the silhouette's
+             * middle: they follow what outline there is */
+            const double mu = 0.5 * (umin + 4 + umax), mv = 0.5 * (vmin + 4 + vmax);
+            sa_ = lone_a;
+            sb_ = lone_b;
+            cd__lone_phase(&phu_a, mu - 0.5 * c->cw, c->cw);
+            cd__lone_phase(&phv_a, mv - 0.5 * c->ch, c->ch);
+            cd__lone_phase(&phu_b, mu - 0.5 * c->ch, c->ch);
+            cd__lone_phase(&phv_b, mv - 0.5 * c->cw, c->cw);
         }
         /* a forced angle is the short side's */
         if (!isnan(force)) {
@@ -4034,8 +4132,10 @@ int vis_cards_read(vis_cards *c, const vis_image *top, const vis_view *vw, vis_c
     if ((rc = cd__det_make(top, vw, &d, err)) != 0)
         return rc;
     cd__mask(c, &d, vw, false);
+    cd__glare_apply(c, &d);
     cd__open(&d, true);
-    if (d.nmask < 0.3 * c->cw * c->ch * d.ppm * d.ppm) {
+    double box[4];
+    if (!cd__some_cards(c, &d, box)) {
         cd__det_free(&d);
         return 0;
     }
@@ -4238,34 +4338,26 @@ int vis_cards_survey(vis_cards *c, const vis_image *top, const vis_view *vw, vis
     cd__mask(c, &d, vw, true);
     /* (the box of the cards needs no filled holes) */
     cd__open(&d, false);
-    double x0 = 1e9, y0 = 1e9, x1 = -1e9, y1 = -1e9;
-    /* (tx and ty grow with x and y: a row's first and last pixels of the
-     * mask hold its extremes) */
-    for (int y = 0; y < d.h; y++) {
-        const unsigned char *row = d.mask + (size_t)y * d.w;
-        int xa = 0, xb = d.w - 1;
-        while (xa < d.w && !row[xa])
-            xa++;
-        if (xa == d.w)
-            continue;
-        while (!row[xb])
-            xb--;
-        double ty = d.ty[y];
-        x0 = d.tx[xa] < x0 ? d.tx[xa] : x0;
-        x1 = d.tx[xb] > x1 ? d.tx[xb] : x1;
-        y0 = ty < y0 ? ty : y0;
-        y1 = ty > y1 ? ty : y1;
-    }
+    double box[4];
+    bool some = cd__some_cards(c, &d, box);
     cd__hand(c, &d, vw, out);
     c->survey_hand = out->hand;
-    if (d.nmask > 0.3 * c->cw * c->ch * d.ppm * d.ppm) {
+    free(c->glare);
+    c->glare = d.glared;
+    d.glared = NULL;
+    c->glare_w = d.w;
+    c->glare_h = d.h;
+    c->glare_x0 = d.x0;
+    c->glare_y0 = d.y0;
+    c->glare_ppm = d.ppm;
+    if (some) {
         out->ncandidates = (int)(d.nmask / (c->cw * c->ch * d.ppm * d.ppm) + 0.5);
         if (out->ncandidates < 1)
             out->ncandidates = 1;
-        out->x0_mm = x0;
-        out->y0_mm = y0;
-        out->x1_mm = x1;
-        out->y1_mm = y1;
+        out->x0_mm = box[0];
+        out->y0_mm = box[1];
+        out->x1_mm = box[2];
+        out->y1_mm = box[3];
     }
     cd__det_free(&d);
     return 0;

@@ -76,7 +76,9 @@ void vis_cards_free(vis_cards *c);
  * cells covered, x0..y1 their bounding box in table mm (only hand, hand_mm2
  * and the box are meaningful; dark is 0).  The handle keeps the mat's
  * colour and brightness learnt here for the next vis_cards_read (a view of
- * the cards' part of the table alone may be mostly cards). */
+ * the cards' part of the table alone may be mostly cards), and the glare
+ * found, for the next read only (of the same frame: a view of part of the
+ * table may crop a lamp's hot spot too small to be told from cards). */
 int vis_cards_survey(vis_cards *c, const vis_image *top, const vis_view *view, vis_survey *out,
                      base_err *err);
 
