@@ -1254,6 +1254,52 @@ static void test_lone_ace_under_lamp(void **state)
     free(r);
 }
 
+/* A lamp's glow on a black mat beside a lone card (sim seed 950313): the
+ * glow is brighter than the mat by enough to count as cream stock, over
+ * two cards' area, but its bright tenth is less than the mat's own
+ * brightness above it (card stock is several times the mat's): glare.
+ * The survey's box is the card's alone, and the read finds the one card
+ * (with the glow, the two made one grid, turned by 90 degrees). */
+static void test_glow_on_black_mat(void **state)
+{
+    (void)state;
+    vis_image *img = new_view();
+    int w = img->width, h = img->height;
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            double mx = X0 + (x + 0.5) / PPM, my = Y0 + (y + 0.5) / PPM;
+            double r2 = ((mx - 320) * (mx - 320) + (my - 170) * (my - 170)) / (70 * 70);
+            double g = 17 * exp(-r2 * r2);
+            unsigned char *q = img->data + (size_t)y * img->stride + 3 * (size_t)x;
+            q[0] = q[1] = q[2] = (unsigned char)(20 + g);
+        }
+    design club = plain;
+    club.shape = 3;
+    club.ink = vis_rgb(20, 20, 20);
+    draw_card(img, &club, 190, 290, 0, 9, vis_rgb(0, 0, 0));
+    vis_image *soft = NULL;
+    vis_cards *c = NULL;
+    vis_view v = view_of();
+    vis_survey sv;
+    vis_cards_reading *r = malloc(sizeof *r);
+    base_err e;
+    assert_non_null(r);
+    assert_int_equal(vis_gaussian_blur(img, 0, 3.0, &soft, NULL), 0);
+    assert_int_equal(vis_cards_new(0, 0, &c, &e), 0);
+    assert_int_equal(vis_cards_survey(c, soft, &v, &sv, &e), 0);
+    assert_int_equal(sv.ncandidates, 1);
+    assert_true(sv.x0_mm > 150 && sv.x1_mm < 230 && sv.y0_mm > 235 && sv.y1_mm < 345);
+    assert_int_equal(vis_cards_read(c, soft, &v, r, &e), 0);
+    assert_int_equal(r->ncards, 1);
+    const vis_card *a = card_near(r, 190, 290, 4);
+    assert_non_null(a);
+    assert_int_equal(a->rank, 9);
+    vis_cards_free(c);
+    vis_image_free(soft);
+    free(r);
+    vis_image_free(img);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1273,6 +1319,7 @@ int main(void)
         cmocka_unit_test(test_glow_not_back), cmocka_unit_test(test_axes_kept_from_sure),
         cmocka_unit_test(test_pips_off_layout), cmocka_unit_test(test_hand_not_sheen),
         cmocka_unit_test(test_gap_not_back),  cmocka_unit_test(test_lone_ace_under_lamp),
+        cmocka_unit_test(test_glow_on_black_mat),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -515,6 +515,7 @@ typedef struct cd__det {
     double glare_min;     /* pixels: a region this large may be glare */
     int nmask;
     bool pale;            /* a pale near-neutral mat: card stock found by its outline */
+    double mat_c0;        /* the mat's brightness (B + G + R) */
     unsigned char *glared; /* 1: taken out of the mask as glare (NULL: none) */
 } cd__det;
 
@@ -872,6 +873,7 @@ static void cd__mask(vis_cards *c, cd__det *d, const vis_view *vw, bool learn)
         return;
     }
     d->tb = tb;
+    d->mat_c0 = mt->c0;
     d->glare_min = 3 * c->cw * c->ch * d->ppm * d->ppm;
     for (int k = 0; k < 3; k++)
         m0[k] = mt->rgb[k] / c0;
@@ -1271,8 +1273,10 @@ static void cd__glare(cd__det *d)
         nr = 0;
         int ns = cd__region(d->mask, 1, w, h, i0, seen, 1, stack, runs, &nr);
         /* glare covers much of the mat; a few cards' worth of faint
-         * paper is not glare */
-        if (ns < d->glare_min)
+         * paper is not glare (on a dark mat, a glow of two cards' worth
+         * may be: see below) */
+        const bool dark = d->mat_c0 < 250;
+        if (ns < (dark ? 2.0 / 3 : 1) * d->glare_min)
             continue;
         /* the ring three pixels in: every pixel within 2 is in the
          * region, some within 3 is not (the mask eroded twice, not three
@@ -1304,9 +1308,33 @@ static void cd__glare(cd__det *d)
                 }
             }
         }
+        /* On a dark mat card stock is several times as bright as the mat;
+         * a lamp's hot spot there is a glow: its bright tenth is less
+         * than the mat's own brightness above the mat (its rim three
+         * pixels in may be above 1.7 times the noise of a clean black
+         * mat: sim seed 950313, whose lone 9C and hot spot made one grid,
+         * turned by 90 degrees) */
+        double p90 = 0;
+        if (dark && nbright > 0) {
+            int hist[256] = {0}, nh = 0;
+            for (int r = 0; r < nr; r++)
+                for (int k = runs[r].y * w + runs[r].x0; k <= runs[r].y * w + runs[r].x1; k++)
+                    if (!d->ink[k]) {
+                        int b = (int)(ex[k] / 4);
+                        hist[b < 0 ? 0 : b > 255 ? 255 : b]++;
+                        nh++;
+                    }
+            for (int b = 255, acc = 0; b >= 0; b--)
+                if ((acc += hist[b]) >= nh / 10) {
+                    p90 = 4.0 * b;
+                    break;
+                }
+        }
+        const bool ramp = ns >= d->glare_min && nbright > 0 && ering / nbright < 1.7 * d->tb;
+        const bool glow = dark && p90 < d->mat_c0;
         /* (a region that is in the mask by its colour or its outline,
          * not by brightness, is not glare) */
-        if (nring > 20 && nbright > nring / 2 && ering / nbright < 1.7 * d->tb) {
+        if (nring > 20 && nbright > nring / 2 && (ramp || glow)) {
             if (!d->glared && !(d->glared = calloc((size_t)w * h, 1)))
                 break;
             for (int r = 0; r < nr; r++)
