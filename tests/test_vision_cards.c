@@ -181,8 +181,9 @@ static vis_cards_reading *read_view_blur(vis_image *img, double sigma_px);
 
 static vis_cards_reading *read_view(vis_image *img) { return read_view_blur(img, 1.2); }
 
-/* Reads the view blurred by sigma_px (a camera's blur). */
-static vis_cards_reading *read_view_blur(vis_image *img, double sigma_px)
+/* Reads the view blurred by sigma_px (a camera's blur); surveyed first,
+ * as the referee does, when sv is not NULL. */
+static vis_cards_reading *survey_and_read(const vis_image *img, double sigma_px, vis_survey *sv)
 {
     vis_image *soft = NULL;
     vis_cards *c = NULL;
@@ -192,10 +193,17 @@ static vis_cards_reading *read_view_blur(vis_image *img, double sigma_px)
     assert_non_null(r);
     assert_int_equal(vis_gaussian_blur(img, 0, sigma_px, &soft, NULL), 0);
     assert_int_equal(vis_cards_new(0, 0, &c, &e), 0);
+    if (sv)
+        assert_int_equal(vis_cards_survey(c, soft, &v, sv, &e), 0);
     assert_int_equal(vis_cards_read(c, soft, &v, r, &e), 0);
     vis_cards_free(c);
     vis_image_free(soft);
     return r;
+}
+
+static vis_cards_reading *read_view_blur(vis_image *img, double sigma_px)
+{
+    return survey_and_read(img, sigma_px, NULL);
 }
 
 static const vis_card *card_near(const vis_cards_reading *r, double x, double y, double tol)
@@ -734,6 +742,24 @@ static void test_letter_in_pieces(void **state)
     vis_image_free(img);
 }
 
+/* A mat of colour base lit by a lamp: brighter by amp levels at table
+ * (cx, cy) mm, falling off as exp(-(r^2 / 2 s^2)^p) (p = 1: a Gaussian;
+ * 2: a flatter top, steeper sides), capped at 255. */
+static void light_mat(vis_image *img, vis_color base, double cx, double cy, double amp, double s,
+                      int p)
+{
+    for (int y = 0; y < img->height; y++)
+        for (int x = 0; x < img->width; x++) {
+            double mx = X0 + (x + 0.5) / PPM, my = Y0 + (y + 0.5) / PPM;
+            double t = ((mx - cx) * (mx - cx) + (my - cy) * (my - cy)) / (2 * s * s);
+            double g = amp * exp(-(p == 2 ? t * t : t));
+            unsigned char *q = img->data + (size_t)y * img->stride + 3 * (size_t)x;
+            q[0] = (unsigned char)fmin(255, base.b + g);
+            q[1] = (unsigned char)fmin(255, base.g + g);
+            q[2] = (unsigned char)fmin(255, base.r + g);
+        }
+}
+
 /* White cards on a pale grey mat (little contrast) lit with a bright
  * hotspot beside them, touching edge to edge (63 x 88 on a 63 x 88 grid,
  * a faint seam between them): the survey learns the mat, the read finds
@@ -742,17 +768,8 @@ static void test_pale_mat_glare(void **state)
 {
     (void)state;
     vis_image *img = new_view();
-    int w = img->width, h = img->height;
-    for (int y = 0; y < h; y++)
-        for (int x = 0; x < w; x++) {
-            /* the hotspot: a broad bump 60 levels high centred at (330, 330) mm */
-            double mx = X0 + (x + 0.5) / PPM, my = Y0 + (y + 0.5) / PPM;
-            double g = 60 * exp(-((mx - 330) * (mx - 330) + (my - 330) * (my - 330)) / (2 * 40 * 40));
-            unsigned char *q = img->data + (size_t)y * img->stride + 3 * (size_t)x;
-            q[0] = (unsigned char)fmin(255, 190 + g);
-            q[1] = (unsigned char)fmin(255, 196 + g);
-            q[2] = (unsigned char)fmin(255, 198 + g);
-        }
+    /* the hotspot: a broad bump 60 levels high centred at (330, 330) mm */
+    light_mat(img, vis_rgb(198, 196, 190), 330, 330, 60, 40, 1);
     design paper = plain;
     paper.paper = vis_rgb(236, 236, 232);
     draw_card(img, &paper, 180, 200, 0, 3, vis_rgb(0, 0, 0));
@@ -764,18 +781,9 @@ static void test_pale_mat_glare(void **state)
                           to_px(211.5 + 63 * i, 244), to_px(148.5 + 63 * i, 244)};
         vis_draw_polygon(img, q, 4, vis_rgb(200, 200, 200), 1, 1, VIS_DRAW_AA, NULL);
     }
-    vis_image *soft = NULL;
-    vis_cards *c = NULL;
-    vis_view v = view_of();
     vis_survey sv;
-    vis_cards_reading *r = malloc(sizeof *r);
-    base_err e;
-    assert_non_null(r);
-    assert_int_equal(vis_gaussian_blur(img, 0, 1.2, &soft, NULL), 0);
-    assert_int_equal(vis_cards_new(0, 0, &c, &e), 0);
-    assert_int_equal(vis_cards_survey(c, soft, &v, &sv, &e), 0);
+    vis_cards_reading *r = survey_and_read(img, 1.2, &sv);
     assert_true(sv.ncandidates >= 1);
-    assert_int_equal(vis_cards_read(c, soft, &v, r, &e), 0);
     assert_int_equal(r->ncards, 2);
     const vis_card *a = card_near(r, 180, 200, 4), *b = card_near(r, 243, 200, 4);
     assert_non_null(a);
@@ -784,8 +792,6 @@ static void test_pale_mat_glare(void **state)
     assert_int_equal(b->rank, 5);
     assert_int_equal(b->gx - a->gx, 1);
     assert_int_equal(b->gy, a->gy);
-    vis_cards_free(c);
-    vis_image_free(soft);
     free(r);
     vis_image_free(img);
 }
@@ -909,7 +915,9 @@ static void test_hand(void **state)
  * area (sim seed 801's first frame: its green half replaced by white), is
  * no hand: before, the reader saw one on every still frame of that match,
  * and the referee never started it. */
-static void test_hand_not_sheen(void **state)
+/* Frame k of sim seed's cards match of max_moves moves at 1280x960, whose
+ * truth holds has, read as `tablecam recognize` and the referee read it. */
+static ref_reading *read_sim(unsigned long long seed, int max_moves, int k, const char *has)
 {
     sim_options o;
     sim_stream *s = NULL;
@@ -919,24 +927,33 @@ static void test_hand_not_sheen(void **state)
     ref_reading *r = malloc(sizeof *r);
     char *tj = NULL;
     base_err e;
-    (void)state;
     assert_non_null(r);
     sim_options_default(&o);
     o.width = 1280;
     o.height = 960;
-    o.max_moves = 1;
-    assert_int_equal(sim_stream_new("cards", 801, &o, &s, &e), 0);
-    assert_int_equal(sim_stream_next(s, &img, &tj, &e), 0);
-    assert_non_null(strstr(tj, "\"hand_in_view\":false"));
+    o.max_moves = max_moves;
+    assert_int_equal(sim_stream_new("cards", seed, &o, &s, &e), 0);
+    for (int i = 0; i <= k; i++) {
+        vis_image_free(img);
+        free(tj);
+        assert_int_equal(sim_stream_next(s, &img, &tj, &e), 0);
+    }
+    assert_non_null(strstr(tj, has));
     free(tj);
     sim_stream_free(s);
-    /* read as `tablecam recognize` and the referee read it */
     assert_int_equal(ref_reader_new(&rc, &rd, &e), 0);
     assert_int_equal(ref_reader_read(rd, img, r, &e), 0);
-    assert_false(r->hand);
-    assert_int_equal(r->n, 1);
     ref_reader_free(rd);
     vis_image_free(img);
+    return r;
+}
+
+static void test_hand_not_sheen(void **state)
+{
+    (void)state;
+    ref_reading *r = read_sim(801, 1, 0, "\"hand_in_view\":false");
+    assert_false(r->hand);
+    assert_int_equal(r->n, 1);
     free(r);
 }
 
@@ -1220,37 +1237,12 @@ static void test_gap_not_back(void **state)
  * at all. */
 static void test_lone_ace_under_lamp(void **state)
 {
-    sim_options o;
-    sim_stream *s = NULL;
-    vis_image *img = NULL;
-    ref_reader *rd = NULL;
-    ref_reader_config rc = {"cards", NULL, NULL, 0};
-    ref_reading *r = malloc(sizeof *r);
-    char *tj = NULL;
-    base_err e;
     (void)state;
-    assert_non_null(r);
-    sim_options_default(&o);
-    o.width = 1280;
-    o.height = 960;
-    o.max_moves = 5;
-    assert_int_equal(sim_stream_new("cards", 910001, &o, &s, &e), 0);
-    for (int k = 0; k <= 6; k++) {
-        vis_image_free(img);
-        free(tj);
-        assert_int_equal(sim_stream_next(s, &img, &tj, &e), 0);
-    }
-    assert_non_null(strstr(tj, "\"card\":\"AH\""));
-    free(tj);
-    sim_stream_free(s);
-    assert_int_equal(ref_reader_new(&rc, &rd, &e), 0);
-    assert_int_equal(ref_reader_read(rd, img, r, &e), 0);
+    ref_reading *r = read_sim(910001, 5, 6, "\"card\":\"AH\"");
     assert_false(r->hand);
     assert_int_equal(r->n, 1);
     assert_int_equal(r->pieces[0].a, 1); /* the ace */
     assert_int_equal(r->pieces[0].b, 1); /* of hearts */
-    ref_reader_free(rd);
-    vis_image_free(img);
     free(r);
 }
 
@@ -1264,38 +1256,19 @@ static void test_glow_on_black_mat(void **state)
 {
     (void)state;
     vis_image *img = new_view();
-    int w = img->width, h = img->height;
-    for (int y = 0; y < h; y++)
-        for (int x = 0; x < w; x++) {
-            double mx = X0 + (x + 0.5) / PPM, my = Y0 + (y + 0.5) / PPM;
-            double r2 = ((mx - 320) * (mx - 320) + (my - 170) * (my - 170)) / (70 * 70);
-            double g = 17 * exp(-r2 * r2);
-            unsigned char *q = img->data + (size_t)y * img->stride + 3 * (size_t)x;
-            q[0] = q[1] = q[2] = (unsigned char)(20 + g);
-        }
+    light_mat(img, vis_grey(20), 320, 170, 17, 70 / sqrt(2), 2);
     design club = plain;
     club.shape = 3;
     club.ink = vis_rgb(20, 20, 20);
     draw_card(img, &club, 190, 290, 0, 9, vis_rgb(0, 0, 0));
-    vis_image *soft = NULL;
-    vis_cards *c = NULL;
-    vis_view v = view_of();
     vis_survey sv;
-    vis_cards_reading *r = malloc(sizeof *r);
-    base_err e;
-    assert_non_null(r);
-    assert_int_equal(vis_gaussian_blur(img, 0, 3.0, &soft, NULL), 0);
-    assert_int_equal(vis_cards_new(0, 0, &c, &e), 0);
-    assert_int_equal(vis_cards_survey(c, soft, &v, &sv, &e), 0);
+    vis_cards_reading *r = survey_and_read(img, 3.0, &sv);
     assert_int_equal(sv.ncandidates, 1);
     assert_true(sv.x0_mm > 150 && sv.x1_mm < 230 && sv.y0_mm > 235 && sv.y1_mm < 345);
-    assert_int_equal(vis_cards_read(c, soft, &v, r, &e), 0);
     assert_int_equal(r->ncards, 1);
     const vis_card *a = card_near(r, 190, 290, 4);
     assert_non_null(a);
     assert_int_equal(a->rank, 9);
-    vis_cards_free(c);
-    vis_image_free(soft);
     free(r);
     vis_image_free(img);
 }
