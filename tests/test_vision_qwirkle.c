@@ -8,7 +8,8 @@
  * camera's blur, a row drifting off the grid, a step off sideways, a
  * dim spot nearer a cell's centre than its cube's symbol, a first move
  * with a fragment beside it, conf
- * against the camera's resolution, a board's lines breaking near ties) and, through the frame reader, on simulated
+ * against the camera's resolution, a board's lines breaking near ties,
+ * a line undoing the memory's call) and, through the frame reader, on simulated
  * camera frames with fixed seeds (a tilted camera among them, one whose
  * cubes' shadows fall where their side faces show); the colour
  * profile learnt from a view; `tablecam recognize` end to end. */
@@ -1309,6 +1310,65 @@ static void test_line_prior(void **state)
     free(r);
 }
 
+/* Reads with q two red cubes side by side: shape a (none when a < 0)
+ * and, 20.2 mm to its right, shape b; sharp, or as a soft coarse camera
+ * sees them (cam px/mm, blur mm, JPEG 60).  Returns the piece read at
+ * b's place, or -1. */
+static int read_pair(vis_qwirkle *q, int a, int b, double blur, double cam, vis_reading *r)
+{
+    cube c[2] = {{270.2, 250, 0, RULES_RED, b}, {250, 250, 0, RULES_RED, a}};
+    vis_view v = full_view();
+    base_err e;
+    vis_image *img = draw_view_blurred(c, a < 0 ? 1 : 2, wood, blur > 0 ? blur * PPM : 1.0);
+    vis_image *soft = NULL;
+    if (blur > 0) {
+        soft = through_camera(img, cam, 60, 1.5 * cam);
+        v.px_per_mm = 1.5 * cam;
+        v.cam_px_per_mm = cam;
+    }
+    assert_int_equal(vis_qwirkle_read(q, soft ? soft : img, &v, r, &e), 0);
+    vis_image_free(img);
+    vis_image_free(soft);
+    return piece_at(r, c[0].x, c[0].y);
+}
+
+/* A red circle was read surely where a red star8 now lies beside another
+ * red circle; the soft frame's unsure star8 is overruled by the memory,
+ * which breaks the line (two red circles), and the line rule turns it
+ * back to the frame's own call.  The near ties it may choose from are
+ * taken best first: in the shapes' order (circle, square, diamond,
+ * clover first) the frame's star8 was left out and a clover made the
+ * line legal instead (sim seed 700010, a clover turned to a circle). */
+static void test_line_memory(void **state)
+{
+    (void)state;
+    static const double cams[2] = {0.7, 0.8};
+    static const int before[2] = {RULES_CIRCLE, RULES_SQUARE};
+    vis_reading *r = malloc(sizeof *r);
+    for (int k = 0; k < 2; k++) {
+        vis_qwirkle *q = NULL;
+        base_err e;
+        int j;
+        assert_int_equal(vis_qwirkle_new(20, NULL, &q, &e), 0);
+        /* the frame alone: a star8, unsure */
+        j = read_pair(q, before[k], RULES_STAR8, 1.7, cams[k], r);
+        assert_true(j >= 0);
+        assert_int_equal(r->pieces[j].shape, RULES_STAR8);
+        assert_true(r->pieces[j].conf < 0.9);
+        vis_qwirkle_free(q);
+        /* after two sharp frames of the other shape there */
+        assert_int_equal(vis_qwirkle_new(20, NULL, &q, &e), 0);
+        for (int f = 0; f < 2; f++)
+            read_pair(q, -1, before[k], 0, 0, r);
+        j = read_pair(q, before[k], RULES_STAR8, 1.7, cams[k], r);
+        assert_true(j >= 0);
+        assert_int_equal(r->pieces[j].shape, RULES_STAR8);
+        assert_int_equal(r->pieces[j].shape2, before[k]);
+        vis_qwirkle_free(q);
+    }
+    free(r);
+}
+
 /* `tablecam recognize` on a file that is no image, and on an image with no
  * mat: exit 2 with a message naming the problem. */
 static void test_recognize_command(void **state)
@@ -1360,7 +1420,8 @@ int main(void)
         cmocka_unit_test(test_drifting_row), cmocka_unit_test(test_drifting_step),
         cmocka_unit_test(test_cell_to_symbol), cmocka_unit_test(test_two_pairs),
         cmocka_unit_test(test_cube_memory), cmocka_unit_test(test_hot_spot_on_dark_grey),
-        cmocka_unit_test(test_line_prior), cmocka_unit_test(test_recognize_command),
+        cmocka_unit_test(test_line_prior), cmocka_unit_test(test_line_memory),
+        cmocka_unit_test(test_recognize_command),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2141,7 +2141,7 @@ static void qw__forget(vis_qwirkle *q)
 /* on the bench's 900 frames 0.03 is 2 frames better than 0.05 or 0.08,
  * 3 better than 0.12: the nearest ties, the least guessing */
 #define QW__LINE_GAP 0.03
-#define QW__LINE_VARS 6 /* unsure cubes searched jointly (4^6 choices at most) */
+#define QW__LINE_VARS 6 /* unsure cubes searched jointly */
 
 /* Whether the cubes idx[0..n-1] (shapes from shp) make a legal line. */
 static bool qw__line_ok(const vis_piece *pc, const int *shp, const int *idx, int n)
@@ -2174,6 +2174,54 @@ static int qw__piece_in(const vis_reading *out, int gx, int gy)
     return -1;
 }
 
+/* The search of qw__lines: every choice of the unsure cubes' options
+ * (the cube var[u] takes opt[u][pick[u]], 0 its shape as read), scored 3
+ * a broken line and 2 a turned cube, then by the score given up; the
+ * first best in the order of a count with var[0] fastest.  Depth first
+ * from the last cube, a branch already scored worse than the best is
+ * left (the scores only grow down a branch): all six shapes within the
+ * gap on six cubes would be 6^6 choices. */
+typedef struct qw__lsearch {
+    const vis_piece *pc;
+    int *shp;
+    const double (*score)[6];
+    const int *lstart, *lmem, *var, *nopt;
+    const int (*opt)[6];
+    const double *top;
+    int *pick, *best;
+    int lon[2 * VIS_MAX_PIECES], low[2 * VIS_MAX_PIECES], non; /* lines through them, last cube */
+    int viol0, bj;
+    double bcost;
+} qw__lsearch;
+
+static void qw__line_search(qw__lsearch *s, int u, int turned, int viol, double cost)
+{
+    for (int p = 0; p < s->nopt[u]; p++) {
+        const int i = s->var[u];
+        int v = viol, j;
+        double c = cost + s->top[u] - s->score[i][s->opt[u][p]];
+        s->shp[i] = s->opt[u][p];
+        s->pick[u] = p;
+        for (int k = 0; k < s->non; k++)
+            if (s->low[k] == u) {
+                const int l = s->lon[k];
+                v += !qw__line_ok(s->pc, s->shp, s->lmem + s->lstart[l],
+                                  s->lstart[l + 1] - s->lstart[l]);
+            }
+        j = 2 * (turned + (p != 0)) + 3 * v;
+        if (j > s->bj || (j == s->bj && c >= s->bcost))
+            continue;
+        if (u > 0) {
+            qw__line_search(s, u - 1, turned + (p != 0), v, c);
+        } else if (j < s->bj || v < s->viol0) {
+            s->bj = j;
+            s->bcost = c;
+            memcpy(s->best, s->pick, sizeof *s->pick * QW__LINE_VARS);
+        }
+    }
+    s->shp[s->var[u]] = s->opt[u][0];
+}
+
 /* The line rule as a prior on the near ties of out's pieces; score[i]:
  * piece i's six shape scores (qw__shape's). */
 static void qw__lines(vis_reading *out, const double (*score)[6])
@@ -2182,10 +2230,11 @@ static void qw__lines(vis_reading *out, const double (*score)[6])
     const int n = out->npieces;
     vis_piece *pc = out->pieces;
     int lstart[MAXL + 1], lmem[2 * VIS_MAX_PIECES], nl = 0, nm = 0, viol0 = 0, nv = 0;
-    int shp[VIS_MAX_PIECES], var[QW__LINE_VARS], opt[QW__LINE_VARS][4], nopt[QW__LINE_VARS];
-    int pick[QW__LINE_VARS] = {0}, best[QW__LINE_VARS] = {0}, bj = 0;
-    int lon[2 * QW__LINE_VARS], non = 0, fixed = 0; /* lines through them; broken ones not */
-    double top[QW__LINE_VARS], bcost = 0;
+    int shp[VIS_MAX_PIECES], var[QW__LINE_VARS], opt[QW__LINE_VARS][6], nopt[QW__LINE_VARS];
+    int pick[QW__LINE_VARS] = {0}, best[QW__LINE_VARS] = {0};
+    int fixed = 0; /* broken lines through none of them */
+    double top[QW__LINE_VARS];
+    qw__lsearch ls = {0};
     bool broken[VIS_MAX_PIECES] = {false};
     for (int i = 0; i < n; i++)
         shp[i] = pc[i].shape;
@@ -2218,14 +2267,29 @@ static void qw__lines(vis_reading *out, const double (*score)[6])
      * kept when there are more */
     for (int i = 0; i < n; i++) {
         double t = -2;
-        int o[4] = {pc[i].shape}, no = 1, k;
+        int o[6] = {pc[i].shape}, no = 1, k;
         if (!broken[i] || !(pc[i].conf < QW__LINE_CONF))
             continue;
         for (int s = 0; s < 6; s++)
             t = fmax(t, score[i][s]);
-        for (int s = 0; s < 6 && no < 4; s++)
-            if (s != pc[i].shape && score[i][s] > -2 && t - score[i][s] <= QW__LINE_GAP)
-                o[no++] = s;
+        /* the near ties best first: in the shapes' order, three lesser
+         * ones could leave out the frame's own best, which the memory
+         * may have overruled (sim seed 700010: a clover the memory took
+         * for a star8 was turned to a circle, not back) */
+        while (no < 6) {
+            int s1 = -1;
+            for (int s = 0; s < 6; s++) {
+                bool in = false;
+                for (int u = 0; u < no; u++)
+                    in = in || o[u] == s;
+                if (!in && score[i][s] > -2 && t - score[i][s] <= QW__LINE_GAP &&
+                    (s1 < 0 || score[i][s] > score[i][s1]))
+                    s1 = s;
+            }
+            if (s1 < 0)
+                break;
+            o[no++] = s1;
+        }
         if (no < 2)
             continue;
         k = nv;
@@ -2246,43 +2310,37 @@ static void qw__lines(vis_reading *out, const double (*score)[6])
     }
     if (nv == 0)
         return;
-    /* the lines through those cubes (the others stay as they are) */
+    /* the lines through those cubes (the others stay as they are), each
+     * judged once its last cube (the lowest index: the search below
+     * chooses from the highest) has its shape */
     for (int l = 0; l < nl; l++) {
-        bool on = false;
-        for (int k = lstart[l]; k < lstart[l + 1] && !on; k++)
-            for (int u = 0; u < nv && !on; u++)
-                on = lmem[k] == var[u];
-        if (on)
-            lon[non++] = l;
-        else
+        int low = -1;
+        for (int k = lstart[l]; k < lstart[l + 1]; k++)
+            for (int u = 0; u < nv; u++)
+                if (lmem[k] == var[u] && (low < 0 || u < low))
+                    low = u;
+        if (low >= 0) {
+            ls.lon[ls.non] = l;
+            ls.low[ls.non++] = low;
+        } else {
             fixed += !qw__line_ok(pc, shp, lmem + lstart[l], lstart[l + 1] - lstart[l]);
+        }
     }
-    /* every choice (a mixed-radix count over the options): 3 a broken
-     * line, 2 a turned cube */
-    bj = 3 * viol0;
-    for (;;) {
-        int viol = fixed, j = 0, v = 0;
-        double cost = 0;
-        for (int u = 0; u < nv; u++) {
-            shp[var[u]] = opt[u][pick[u]];
-            j += 2 * (pick[u] != 0);
-            cost += top[u] - score[var[u]][shp[var[u]]];
-        }
-        for (int k = 0; k < non; k++) {
-            const int l = lon[k];
-            viol += !qw__line_ok(pc, shp, lmem + lstart[l], lstart[l + 1] - lstart[l]);
-        }
-        j += 3 * viol;
-        if (j < bj || (j == bj && cost < bcost && viol < viol0)) {
-            bj = j;
-            bcost = cost;
-            memcpy(best, pick, sizeof pick);
-        }
-        while (v < nv && ++pick[v] == nopt[v])
-            pick[v++] = 0;
-        if (v == nv)
-            break;
-    }
+    ls.pc = pc;
+    ls.shp = shp;
+    ls.score = score;
+    ls.lstart = lstart;
+    ls.lmem = lmem;
+    ls.var = var;
+    ls.opt = opt;
+    ls.nopt = nopt;
+    ls.top = top;
+    ls.pick = pick;
+    ls.best = best;
+    ls.viol0 = viol0;
+    ls.bj = 3 * viol0;
+    ls.bcost = 0;
+    qw__line_search(&ls, nv - 1, 0, fixed, 0);
     for (int u = 0; u < nv; u++)
         if (best[u] != 0) {
             vis_piece *p = &pc[var[u]];
