@@ -5,8 +5,9 @@
  * beside glare, white cards with black pips on a black mat, a pair side
  * by side on a pale mat, a rotated board, a speckled granite table, J and
  * K court cards, a four-colour deck's pale court letters, a card's
- * dark side run into its index by the blur, a K in two pieces, bad
- * input) and on simulated camera frames
+ * dark side run into its index by the blur, a K in two pieces, a card
+ * half hidden along a side, a court's figure near the sides, bad input)
+ * and on simulated camera frames
  * with fixed seeds. */
 #define _XOPEN_SOURCE 700
 #include <setjmp.h>
@@ -543,6 +544,30 @@ static void test_speck_not_ace(void **state)
     vis_image_free(img);
 }
 
+/* A cut that shows the table along a side is not a court, nor a count:
+ * a lone card's cell 15-30 mm off the card (the grid pulled by the mat or
+ * a hotspot) held the mat over a third of the cut, which filled the
+ * centre with "ink" and read as a court (sim seed 930509's 9D as QD, at
+ * conf 0.29-0.40, in three frames; 910011's 6C as KC).  Drawn: a 9 with a
+ * dark object over its right half, 30 mm in from the side: the left
+ * column's pips show, the rest of the card does not. */
+static void test_table_along_side(void **state)
+{
+    (void)state;
+    vis_image *img = new_view();
+    draw_card(img, &plain, 200, 220, 0, 9, vis_rgb(0, 0, 0));
+    vis_point q[4] = {card_pt(200, 220, 0, 1.5, -44), card_pt(200, 220, 0, 31.5, -44),
+                      card_pt(200, 220, 0, 31.5, 44), card_pt(200, 220, 0, 1.5, 44)};
+    vis_draw_polygon(img, q, 4, vis_rgb(20, 20, 22), VIS_FILLED, 1, VIS_DRAW_AA, NULL);
+    vis_cards_reading *r = read_view(img);
+    const vis_card *c = card_near(r, 200, 220, 20);
+    /* (read as KD before; with the court test alone, as 4D at conf 1) */
+    assert_true(!c || !c->court);
+    assert_true(!c || c->rank == 0);
+    free(r);
+    vis_image_free(img);
+}
+
 /* A court card: a picture filling the centre and, in two corners, the
  * index letter (strokes, 4 x 6 mm, of a plain sans letter, in the colour
  * letter) above the symbol of sym. */
@@ -593,6 +618,24 @@ static void test_court_letters(void **state)
             free(r);
             vis_image_free(img);
         }
+}
+
+/* ... but a court's figure is print, however near the sides it comes:
+ * paper lies between it and the card's edge.  Drawn: a K whose picture
+ * spans the card's width but 5 mm each side, under the indices. */
+static void test_wide_court(void **state)
+{
+    (void)state;
+    static const double kay[3][4] = {{0, 0, 0, 6}, {0, 3.4, 4, 0}, {1.3, 2.4, 4, 6}};
+    vis_image *img = new_view();
+    draw_court(img, 200, 220, kay, 3);
+    vis_point q[4] = {card_pt(200, 220, 0, -26, -22), card_pt(200, 220, 0, 26, -22),
+                      card_pt(200, 220, 0, 26, 22), card_pt(200, 220, 0, -26, 22)};
+    vis_draw_polygon(img, q, 4, vis_rgb(40, 60, 170), VIS_FILLED, 1, VIS_DRAW_AA, NULL);
+    vis_cards_reading *r = read_view_blur(img, 1.8);
+    expect_court(r, 13, 1);
+    free(r);
+    vis_image_free(img);
 }
 
 /* A four-colour deck's court: the letter K printed pale (light blue, too
@@ -1292,7 +1335,8 @@ int main(void)
         cmocka_unit_test(test_glow_not_back), cmocka_unit_test(test_axes_kept_from_sure),
         cmocka_unit_test(test_pips_off_layout), cmocka_unit_test(test_hand_not_sheen),
         cmocka_unit_test(test_gap_not_back),  cmocka_unit_test(test_lone_ace_under_lamp),
-        cmocka_unit_test(test_glow_on_black_mat),
+        cmocka_unit_test(test_glow_on_black_mat), cmocka_unit_test(test_table_along_side),
+        cmocka_unit_test(test_wide_court),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

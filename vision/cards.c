@@ -3145,6 +3145,7 @@ typedef struct cd__card {
      * 0 when none */
     int rank_pieces;
     bool no_layout; /* pips in no card's layout (see cd__pip_layout) */
+    bool off_card;  /* the table 10 mm deep along a side: a cut off the card (cd__along_side) */
 } cd__card;
 
 /* The conf of a pip count whose pips are in no card's layout. */
@@ -3184,6 +3185,73 @@ static bool cd__pip_layout(const cd__patch *p, const int *ids, int n, double med
     return unmatched <= (rank == 7 ? 1 : 0);
 }
 
+/* Whether blob b is the table (or a neighbour) seen along a side of the
+ * cut, past a cut that lies off the card: within 7 mm of one side over
+ * more than 30 mm of its length, and joined to the patch's border there by
+ * non-paper all the way (the ramp and line tests take its outermost
+ * columns, so it no longer touches the border itself).  Print never is:
+ * every deck leaves a margin of paper round its face, a frame printed
+ * round it included, and frames its court figure inside the index
+ * columns.  2 when it reaches 10 mm or more in from that side on average
+ * (the cut lies far off the card), 1 when it is thinner, 0 when it is not
+ * such a region. */
+static int cd__along_side(const cd__patch *p, const cd__blob *b)
+{
+    const double P = CD__PPM;
+    int band = (int)(7 * P), len = (int)(30 * P), w = p->w, h = p->h;
+    /* (only a blob whose box lies along a side, longer than that: not an
+     * index glyph, nor a pip) */
+    bool lr = (b->x0 < band || b->x1 >= w - band) && b->y1 - b->y0 >= len;
+    bool tb = (b->y0 < band || b->y1 >= h - band) && b->x1 - b->x0 >= len;
+    if (b->n < len || (!lr && !tb))
+        return 0;
+    /* per row (the left and right sides) and column (top, bottom): how
+     * near the side the blob comes and how far in it reaches */
+    int nl = 2 * h + 2 * w;
+    int *near = malloc(sizeof *near * (size_t)nl * 2), *far = near + nl;
+    if (!near)
+        return 0;
+    for (int k = 0; k < nl; k++) {
+        near[k] = 1 << 30;
+        far[k] = 0;
+    }
+    for (int k = 0; k < b->n; k++) {
+        int i = p->pix[b->first + k], y = i / w, x = i - y * w;
+        int d[4] = {x, w - 1 - x, y, h - 1 - y}, at[4] = {y, h + y, 2 * h + x, 2 * h + w + x};
+        for (int s = 0; s < 4; s++) {
+            near[at[s]] = d[s] < near[at[s]] ? d[s] : near[at[s]];
+            far[at[s]] = d[s] > far[at[s]] ? d[s] : far[at[s]];
+        }
+    }
+    int r = 0;
+    for (int s = 0; s < 4; s++) {
+        int k0 = s < 2 ? s * h : 2 * h + (s - 2) * w, n = s < 2 ? h : w, cnt = 0;
+        long depth = 0;
+        for (int j = 0; j < n; j++) {
+            int k = k0 + j;
+            if (near[k] >= band)
+                continue;
+            /* paper between the blob and the border: a margin, print */
+            int paper = 0;
+            for (int t = 0; t < near[k] && paper <= 2; t++) {
+                int x = s == 0 ? t : s == 1 ? w - 1 - t : j;
+                int y = s == 2 ? t : s == 3 ? h - 1 - t : j;
+                paper += p->sc[y * w + x] <= 38; /* the weak-ink threshold, 0.15 */
+            }
+            if (paper > 2)
+                continue;
+            cnt++;
+            depth += far[k];
+        }
+        if (cnt > len) {
+            int t = depth >= 10 * P * cnt ? 2 : 1;
+            r = t > r ? t : r;
+        }
+    }
+    free(near);
+    return r;
+}
+
 static void cd__read_card(cd__patch *p, cd__card *out)
 {
     const double P = CD__PPM;
@@ -3207,13 +3275,22 @@ static void cd__read_card(cd__patch *p, cd__card *out)
     /* the centre zone: between the index columns */
     int cx0 = (int)(13.5 * P), cx1 = p->w - 1 - (int)(13.5 * P);
     int cy0 = (int)(5 * P), cy1 = p->h - 1 - (int)(5 * P);
+    /* ink that runs along a side of the cut is not the card's (see
+     * cd__along_side): a cut off the card would read as a court */
+    int side_blob[CD__MAXBLOB], any_side = 0;
+    for (int i = 0; i < p->nblobs; i++) {
+        side_blob[i] = cd__along_side(p, &p->blobs[i]);
+        any_side = side_blob[i] > any_side ? side_blob[i] : any_side;
+    }
     int nonpaper = 0, ncz = 0;
     for (int y = cy0; y <= cy1; y++)
         for (int x = cx0; x <= cx1; x++) {
-            nonpaper += p->ink[y * p->w + x] == 1;
+            int i = y * p->w + x;
+            nonpaper += p->ink[i] == 1 && !(any_side && p->lab[i] >= 0 && side_blob[p->lab[i]]);
             ncz++;
         }
     double npf = ncz ? (double)nonpaper / ncz : 0;
+    out->off_card = any_side == 2;
     out->court = npf > 0.38;
     {
         /* a picture: one large blob in the centre with more ink around
@@ -3222,7 +3299,7 @@ static void cd__read_card(cd__patch *p, cd__card *out)
         for (int i = 0; i < p->nblobs; i++) {
             const cd__blob *b = &p->blobs[i];
             double cx = b->sx / b->n, cy = b->sy / b->n;
-            if (cx < cx0 || cx > cx1 || cy < cy0 || cy > cy1)
+            if (cx < cx0 || cx > cx1 || cy < cy0 || cy > cy1 || side_blob[i])
                 continue;
             if (b->n > 150 * P * P && (big < 0 || b->n > p->blobs[big].n))
                 big = i;
@@ -3230,7 +3307,8 @@ static void cd__read_card(cd__patch *p, cd__card *out)
         for (int i = 0; big >= 0 && i < p->nblobs; i++) {
             const cd__blob *b = &p->blobs[i];
             double cx = b->sx / b->n, cy = b->sy / b->n;
-            if (i != big && b->n > 3 * P * P && cx > cx0 && cx < cx1 && cy > cy0 && cy < cy1)
+            if (i != big && b->n > 3 * P * P && cx > cx0 && cx < cx1 && cy > cy0 && cy < cy1 &&
+                !side_blob[i])
                 small++;
         }
         if (big >= 0 && small >= 2)
@@ -4027,6 +4105,10 @@ static int cd__read_cells(vis_cards *c, const vis_image *top, const vis_view *vw
                 /* a card read as nothing: its cell may lie far off it */
                 if (rc == 0 && !cr.face_down && (cr.rank <= 0 || cr.suit < 0 || cr.no_layout))
                     cd__read_wide(c, top, vw, g.ang, &tx, &ty, &p, &cr);
+                /* a pip card still cut off the card after that: its count
+                 * is of the pips the cut happens to hold */
+                if (rc == 0 && !cr.face_down && !cr.court && cr.off_card)
+                    cr.rank = cr.rank2 = 0;
                 if (rc == 0 && !cr.face_down && cr.no_layout)
                     c->nno_layout++;
                 /* a court read as no letter on every cut: its glyph's
