@@ -1316,6 +1316,36 @@ static void test_glow_on_black_mat(void **state)
     vis_image_free(img);
 }
 
+/* Two white cards in a column on a white mat, seen only by their print
+ * and their long sides (their short sides and the seam lost in the
+ * blur, as a far camera sees a pale deck on a pale mat: sim seed
+ * 930503's 8H and 10H): the grid's phase along the column comes from
+ * the silhouette, which spans two cards whole, not from the rows of
+ * pips the combs would lock onto. */
+static void test_column_by_long_sides(void **state)
+{
+    (void)state;
+    vis_image *img = new_view();
+    vis_image_fill(img, vis_rgb(236, 236, 232), NULL);
+    design paper = plain;
+    paper.paper = vis_rgb(236, 236, 232);
+    draw_card(img, &paper, 200, 160, 0, 10, vis_rgb(0, 0, 0));
+    draw_card(img, &paper, 200, 248, 0, 8, vis_rgb(0, 0, 0));
+    for (int sx = -1; sx <= 1; sx += 2) {
+        vis_point a = to_px(200 + sx * 31.5, 116), b = to_px(200 + sx * 31.5, 292);
+        vis_draw_line(img, a, b, vis_rgb(190, 190, 190), 2, VIS_DRAW_AA, NULL);
+    }
+    vis_cards_reading *r = read_view(img);
+    const vis_card *a = card_near(r, 200, 160, 4), *b = card_near(r, 200, 248, 4);
+    assert_int_equal(r->ncards, 2);
+    assert_non_null(a);
+    assert_non_null(b);
+    assert_int_equal(a->rank, 10);
+    assert_int_equal(b->rank, 8);
+    free(r);
+    vis_image_free(img);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1336,7 +1366,7 @@ int main(void)
         cmocka_unit_test(test_pips_off_layout), cmocka_unit_test(test_hand_not_sheen),
         cmocka_unit_test(test_gap_not_back),  cmocka_unit_test(test_lone_ace_under_lamp),
         cmocka_unit_test(test_glow_on_black_mat), cmocka_unit_test(test_table_along_side),
-        cmocka_unit_test(test_wide_court),
+        cmocka_unit_test(test_wide_court),    cmocka_unit_test(test_column_by_long_sides),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1842,16 +1842,22 @@ static void cd__grid_fit(vis_cards *c, const cd__det *d, cd__grid *g, double for
         bool lone_a = eu_ < c->cw + tol && ev_ < c->ch + tol && ev_ > c->ch - 1.5 * tol;
         bool lone_b = ev_ < c->cw + tol && eu_ < c->ch + tol && eu_ > c->ch - 1.5 * tol;
         if (lone_a != lone_b) {
-            /* and where, when the combs put its cell more than the
-             * outline's search (cd__refine) can mend off the silhouette's
-             * middle: they follow what outline there is */
-            const double mu = 0.5 * (umin + 4 + umax), mv = 0.5 * (vmin + 4 + vmax);
             sa_ = lone_a;
             sb_ = lone_b;
-            cd__lone_phase(&phu_a, mu - 0.5 * c->cw, c->cw);
-            cd__lone_phase(&phv_a, mv - 0.5 * c->ch, c->ch);
-            cd__lone_phase(&phu_b, mu - 0.5 * c->ch, c->ch);
-            cd__lone_phase(&phv_b, mv - 0.5 * c->cw, c->cw);
+        }
+        /* and where, along an axis the silhouette spans one or two
+         * cards' whole: when the combs put its cells more than the
+         * outline's search (cd__refine) can mend off the silhouette's
+         * middle (they follow what outline there is) */
+        {
+            const bool a_ = sa_ >= sb_ || !isnan(force);
+            const double mu = 0.5 * (umin + 4 + umax), mv = 0.5 * (vmin + 4 + vmax);
+            const double pu_ = a_ ? c->cw : c->ch, pv_ = a_ ? c->ch : c->cw;
+            const long nu_ = lround(eu_ / pu_), nv_ = lround(ev_ / pv_);
+            if (nu_ >= 1 && nu_ <= 2 && fabs(eu_ - nu_ * pu_) < tol)
+                cd__lone_phase(a_ ? &phu_a : &phu_b, mu - 0.5 * nu_ * pu_, pu_);
+            if (nv_ >= 1 && nv_ <= 2 && fabs(ev_ - nv_ * pv_) < tol)
+                cd__lone_phase(a_ ? &phv_a : &phv_b, mv - 0.5 * nv_ * pv_, pv_);
         }
         /* a forced angle is the short side's */
         if (!isnan(force)) {
