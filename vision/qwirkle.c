@@ -51,6 +51,7 @@
 #define QW__CAM_MARGIN 0.1 /* shape margin below which a call is judged in the frame */
 #define QW__TABSYM 32      /* table-coloured blobs kept for qw__table_symbols */
 #define QW__TABSYM_NCC 0.93 /* the printed shape's fit that makes one a symbol */
+#define QW__GRID_AREA 0.2   /* a small symbol's blob, cube^2: the most a grid pair weighs */
 /* Blur of the symbols as seen, mm: from a sharp close camera to a soft far
  * one; each frame picks the one its symbols match best. */
 static const double qw__sigmas[QW__NSIG] = {0.5, 0.7, 0.9, 1.15, 1.4, 1.7, 2.0, 2.4, 2.8};
@@ -884,34 +885,60 @@ static int qw__blobs(vis_qwirkle *q, const vis_view *vw, int w, int h, const int
 
 static double qw__wrap(double a, double p) { return a - p * floor(a / p + 0.5); }
 
-static void qw__grid(vis_qwirkle *q, qw__blob *bl, int nb, double *angle, double *pitch,
-                     double *phu, double *phv)
+static void qw__grid(vis_qwirkle *q, qw__blob *bl, int nb, double ppm, double *angle,
+                     double *pitch, double *phu, double *phv)
 {
     const double cube = q->cube_mm;
-    double sr = 0, si = 0, ca, sa, big = 0, big_th = 0;
+    double sr = 0, si = 0, sw = 0, ca, sa, big = 0, big_th = 0;
     int npairs = 0;
-    /* Rotation from neighbouring symbols. */
-    for (int i = 0; i < nb; i++)
-        for (int j = i + 1; j < nb; j++) {
-            double dx = bl[j].x - bl[i].x, dy = bl[j].y - bl[i].y, d = sqrt(dx * dx + dy * dy);
-            if (d < 0.8 * cube || d > 1.25 * cube)
-                continue;
-            double th = atan2(dy, dx);
-            sr += cos(4 * th);
-            si += sin(4 * th);
-            npairs++;
-            if (fmin(bl[i].n, bl[j].n) > big) {
-                big = fmin(bl[i].n, bl[j].n);
-                big_th = th;
+    /* Rotation from neighbouring symbols, each pair weighted by its
+     * smaller blob's area up to a small symbol's (QW__GRID_AREA): side
+     * faces and table seen in shade are fragments, and on a small board
+     * their pairs (with each other and, diagonally, with the tops)
+     * outnumber the tops' own (sim seed 300016: 2 cubes, 6 pairs, the
+     * mean turned 16 degrees and one cube lost its cell). */
+    const double amax = QW__GRID_AREA * cube * cube * ppm * ppm;
+    for (int pass = 0; pass < 2; pass++) {
+        /* the second pass keeps the pairs within 10 degrees of the first's
+         * mean: a trimmed mean, the same on a board whose pairs agree */
+        double mr = sr, mi = si, mn = hypot(sr, si);
+        double mw = sw;
+        int mp = npairs;
+        if (pass == 1 && !(npairs > 2 && mn > 0))
+            break;
+        sr = si = sw = 0;
+        npairs = 0;
+        for (int i = 0; i < nb; i++)
+            for (int j = i + 1; j < nb; j++) {
+                double dx = bl[j].x - bl[i].x, dy = bl[j].y - bl[i].y, d = sqrt(dx * dx + dy * dy);
+                if (d < 0.8 * cube || d > 1.25 * cube)
+                    continue;
+                double th = atan2(dy, dx), wt = fmin(fmin(bl[i].n, bl[j].n), amax);
+                if (pass == 1 && (cos(4 * th) * mr + sin(4 * th) * mi) / mn < cos(40 * QW__PI / 180))
+                    continue;
+                sr += wt * cos(4 * th);
+                si += wt * sin(4 * th);
+                sw += wt;
+                npairs++;
+                if (pass == 0 && fmin(bl[i].n, bl[j].n) > big) {
+                    big = fmin(bl[i].n, bl[j].n);
+                    big_th = th;
+                }
             }
+        if (npairs == 0) { /* none near the mean: keep it */
+            sr = mr;
+            si = mi;
+            sw = mw;
+            npairs = mp;
         }
-    if (npairs == 2 && sqrt(sr * sr + si * si) < 1.5)
+    }
+    if (npairs == 2 && sqrt(sr * sr + si * si) < 0.75 * sw)
         /* Two pairs that disagree by more than 20 degrees: their mean is
          * wrong for both.  A side face's fragment beside a first move is
          * small, so the pair of larger blobs (sim seeds 500000, 500014:
          * 2-cube boards turned 17 degrees, a cube misread at conf 0.91). */
         *angle = atan2(sin(4 * big_th), cos(4 * big_th)) / 4;
-    else if (npairs > 0 && sqrt(sr * sr + si * si) > 0.3 * npairs)
+    else if (npairs > 0 && sqrt(sr * sr + si * si) > 0.3 * sw)
         *angle = atan2(si, sr) / 4;
     else
         /* Too little to tell: the mat's axes.  Not the last reading's
@@ -936,7 +963,8 @@ static void qw__grid(vis_qwirkle *q, qw__blob *bl, int nb, double *angle, double
         bl[i].u = bl[i].x * ca + bl[i].y * sa;
         bl[i].v = -bl[i].x * sa + bl[i].y * ca;
     }
-    /* Phase: circular mean of the positions modulo the pitch, then again
+    /* Phase: circular mean of the positions modulo the pitch (weighted as
+     * the pairs are), then again
      * without the blobs far off it (side faces), then a least-squares refit
      * of pitch and phase on the cells found. */
     {
@@ -947,10 +975,11 @@ static void qw__grid(vis_qwirkle *q, qw__blob *bl, int nb, double *angle, double
                 if (it > 0 && (fabs(qw__wrap(bl[i].u - *phu, *pitch)) > keep ||
                                fabs(qw__wrap(bl[i].v - *phv, *pitch)) > keep))
                     continue;
-                ur += cos(k2 * bl[i].u);
-                ui += sin(k2 * bl[i].u);
-                vr += cos(k2 * bl[i].v);
-                vi += sin(k2 * bl[i].v);
+                double wt = fmin(bl[i].n, amax); /* as the pairs above */
+                ur += wt * cos(k2 * bl[i].u);
+                ui += wt * sin(k2 * bl[i].u);
+                vr += wt * cos(k2 * bl[i].v);
+                vi += wt * sin(k2 * bl[i].v);
             }
             if (ur == 0 && ui == 0)
                 break;
@@ -2467,7 +2496,7 @@ int vis_qwirkle_read(vis_qwirkle *q, const vis_image *top, const vis_view *vw, v
         out->grid_angle_deg = q->have_angle ? q->last_angle * 180 / QW__PI : 0;
         return 0;
     }
-    qw__grid(q, bl, nb, &angle, &pitch, &phu, &phv);
+    qw__grid(q, bl, nb, ppm, &angle, &pitch, &phu, &phv);
     out->grid_angle_deg = angle * 180 / QW__PI;
     if (vw->has_cam && vw->cam_mm[2] > cube + 1) {
         /* the camera's foreshortening at the board's middle (see qw__aniso) */
