@@ -119,6 +119,7 @@ struct vis_qwirkle {
     int nmem;
     qw__mem mem[QW__NMEM];
     bool hand; /* the last survey saw a hand over the play area */
+    double last_blur; /* the blur the last reading fitted, mm (0: none yet) */
     double phi[QW__NPHI]; /* the normal distribution function on [-4, 4] */
 };
 
@@ -1129,7 +1130,15 @@ static bool qw__is_side(const vis_qwirkle *q, const vis_view *vw, int w, int h, 
          * elongation far from its shape's (sim seeds 700021, 900034:
          * 14-17 mm^2 blobs, a side measured 0.93 where 0.30 was due) */
         double area = b->n / (vw->px_per_mm * vw->px_per_mm), sr = 0.2 * fmax(1, sqrt(160 / area));
-        score_side = -ds / (2 * dpos * dpos) - (log(r) - log(e)) * (log(r) - log(e)) / (2 * sr * sr);
+        /* A blurred side's blob is grown by the blur every way, which
+         * rounds it: a symbol's own spread along an axis (about (0.15
+         * cube)^2) squashed by e, plus the blur's (the last reading's: the
+         * blur is fitted after this test, and a camera's changes little
+         * from frame to frame).  Sim seed 700012: blur 2 mm, a side face
+         * measured 1.13 where e was 0.40, read as a cube. */
+        double sv = 0.0225 * q->cube_mm * q->cube_mm, bv = q->last_blur * q->last_blur;
+        double es = sqrt((e * e * sv + bv) / (sv + bv));
+        score_side = -ds / (2 * dpos * dpos) - (log(r) - log(es)) * (log(r) - log(es)) / (2 * sr * sr);
         score_real = -dr / (2 * dpos * dpos) - log(r) * log(r) / (2 * sr * sr);
     }
     /* The cell's corners beyond the side face's far edge, clear of any
@@ -2692,8 +2701,10 @@ int vis_qwirkle_read(vis_qwirkle *q, const vis_image *top, const vis_view *vw, v
         for (int k = 1; k < QW__NSIG; k++)
             if (score[k] > score[sig])
                 sig = k;
-        if (used > 0)
+        if (used > 0) {
             out->blur_mm = qw__sigmas[sig];
+            q->last_blur = out->blur_mm;
+        }
     }
 
     /* A coarse camera's close calls are judged again in its own pixels
