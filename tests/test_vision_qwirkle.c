@@ -918,6 +918,38 @@ static void test_table_in_shade(void **state)
     free(r);
 }
 
+/* As test_table_in_shade, the patch of felt in the hole under 8 % more
+ * light than the felt at the view's edge (a lens's vignette lights the
+ * middle; sim seed 900022, blue felt, such a patch 5 % brighter was read
+ * as a blue square): still the felt, no cube. */
+static void test_lit_hole(void **state)
+{
+    (void)state;
+    static const unsigned char felt[3] = {102, 46, 26};
+    cube c[8];
+    vis_reading *r = malloc(sizeof *r);
+    vis_image *img;
+    int n = 0;
+    for (int i = 0; i < 9; i++)
+        if (i != 4)
+            c[n++] = (cube){230 + 20.2 * (i % 3), 230 + 20.2 * (i / 3), 1, i % 5, (i + 2) % 6};
+    img = draw_view_blurred(c, 8, felt, 1.0);
+    for (int py = 0; py < img->height; py++)
+        for (int px = 0; px < img->width; px++) {
+            double hx = (px + 0.5) / PPM - MARGIN - 250.2, hy = (py + 0.5) / PPM - MARGIN - 250.2;
+            unsigned char *p = img->data + (size_t)py * img->stride + 3 * px;
+            double f = fabs(hx) < 4.5 && fabs(hy) < 2.5 ? 1.08 : 0.2;
+            if (fabs(hx) > 9.6 || fabs(hy) > 9.6)
+                continue;
+            for (int k = 0; k < 3; k++)
+                p[k] = (unsigned char)(f * felt[k] + 0.5);
+        }
+    read_image(img, r);
+    assert_int_equal(piece_at(r, 250.2, 250.2), -1);
+    expect_cubes(r, c, 8, false);
+    free(r);
+}
+
 /* Green cubes on green felt of the symbols' own colour (sim seed 700010):
  * their symbols are the felt's colour under the same light, as the felt
  * seen between cubes or in their shade is, and were dropped as such.  The
@@ -1516,6 +1548,7 @@ int main(void)
         cmocka_unit_test(test_wide_patch), cmocka_unit_test(test_jpeg_blocks), cmocka_unit_test(test_shape_residual), cmocka_unit_test(test_soft_board_edge), cmocka_unit_test(test_conf_resolution),
         cmocka_unit_test(test_sim_frames),   cmocka_unit_test(test_side_in_shadow),
         cmocka_unit_test(test_table_in_shade), cmocka_unit_test(test_hole_on_wood),
+        cmocka_unit_test(test_lit_hole),
         cmocka_unit_test(test_same_hue_table),
         cmocka_unit_test(test_tilted_blur),
         cmocka_unit_test(test_drifting_row), cmocka_unit_test(test_drifting_step),
