@@ -1336,6 +1336,23 @@ static void test_noisy_hot_spot(void **state)
     assert_false(hot_spot_hand(19));
 }
 
+/* Reads the n cubes c with q: sharp (blur 0), or as a soft coarse camera
+ * sees them (cam px/mm, blur mm, JPEG 60, the view 1.5 times as fine). */
+static void read_soft(vis_qwirkle *q, const cube *c, int n, double blur, double cam, vis_reading *r)
+{
+    vis_view v = full_view();
+    base_err e;
+    vis_image *img = draw_view_blurred(c, n, wood, blur > 0 ? blur * PPM : 1.0), *soft = NULL;
+    if (blur > 0) {
+        soft = through_camera(img, cam, 60, 1.5 * cam);
+        v.px_per_mm = 1.5 * cam;
+        v.cam_px_per_mm = cam;
+    }
+    assert_int_equal(vis_qwirkle_read(q, soft ? soft : img, &v, r, &e), 0);
+    vis_image_free(img);
+    vis_image_free(soft);
+}
+
 /* Reads with q a row of three cubes whose middle one has shape mid (-1:
  * not there), drawn sharp or as a soft coarse camera sees it (0.7 px/mm,
  * 2.4 mm of blur, JPEG 60: a close call); returns the piece read in the
@@ -1345,18 +1362,7 @@ static int read_row(vis_qwirkle *q, int mid, bool soft, vis_reading *r)
     cube c[3] = {{250, 250, 0, RULES_RED, RULES_CIRCLE},
                  {290.4, 250, 0, RULES_BLUE, RULES_SQUARE},
                  {270.2, 250, 0, RULES_RED, mid < 0 ? 0 : mid}};
-    const int n = mid < 0 ? 2 : 3;
-    vis_view v = full_view();
-    base_err e;
-    vis_image *img = draw_view_blurred(c, n, wood, soft ? 2.4 * PPM : 1.0), *cam = NULL;
-    if (soft) {
-        cam = through_camera(img, 0.7, 60, 1.05);
-        v.px_per_mm = 1.05;
-        v.cam_px_per_mm = 0.7;
-    }
-    assert_int_equal(vis_qwirkle_read(q, soft ? cam : img, &v, r, &e), 0);
-    vis_image_free(img);
-    vis_image_free(cam);
+    read_soft(q, c, mid < 0 ? 2 : 3, soft ? 2.4 : 0, 0.7, r);
     return piece_at(r, c[2].x, c[2].y);
 }
 
@@ -1450,18 +1456,7 @@ static void test_line_prior(void **state)
 static int read_pair(vis_qwirkle *q, int a, int b, double blur, double cam, vis_reading *r)
 {
     cube c[2] = {{270.2, 250, 0, RULES_RED, b}, {250, 250, 0, RULES_RED, a}};
-    vis_view v = full_view();
-    base_err e;
-    vis_image *img = draw_view_blurred(c, a < 0 ? 1 : 2, wood, blur > 0 ? blur * PPM : 1.0);
-    vis_image *soft = NULL;
-    if (blur > 0) {
-        soft = through_camera(img, cam, 60, 1.5 * cam);
-        v.px_per_mm = 1.5 * cam;
-        v.cam_px_per_mm = cam;
-    }
-    assert_int_equal(vis_qwirkle_read(q, soft ? soft : img, &v, r, &e), 0);
-    vis_image_free(img);
-    vis_image_free(soft);
+    read_soft(q, c, a < 0 ? 1 : 2, blur, cam, r);
     return piece_at(r, c[0].x, c[0].y);
 }
 
