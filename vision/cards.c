@@ -1705,9 +1705,10 @@ static double cd__fill_ambiguity(const cd__det *d, double ca, double sa, double 
 
 /* force: the angle of the grid's u axis (the short side) when not NaN
  * (else the silhouette's, turned the nearest way to the last reading's) */
-/* A lone card's cell phase: the combs' (*ph), unless it lies more than
- * 4 mm (cd__refine's search) off the silhouette's (at, pitch p). */
-static void cd__lone_phase(double *ph, double at, double p)
+/* A small board's cell phase along an axis: the combs' (*ph), unless it
+ * lies more than 4 mm (cd__refine's search) off the silhouette's (at,
+ * pitch p). */
+static void cd__span_phase(double *ph, double at, double p)
 {
     if (fabs(remainder(*ph - at, p)) > 4)
         *ph = at;
@@ -1846,7 +1847,7 @@ static void cd__grid_fit(vis_cards *c, const cd__det *d, cd__grid *g, double for
             sb_ = lone_b;
         }
         /* and where, along an axis the silhouette spans one or two
-         * cards' whole: when the combs put its cells more than the
+         * cards whole: when the combs put its cells more than the
          * outline's search (cd__refine) can mend off the silhouette's
          * middle (they follow what outline there is) */
         {
@@ -1855,9 +1856,9 @@ static void cd__grid_fit(vis_cards *c, const cd__det *d, cd__grid *g, double for
             const double pu_ = a_ ? c->cw : c->ch, pv_ = a_ ? c->ch : c->cw;
             const long nu_ = lround(eu_ / pu_), nv_ = lround(ev_ / pv_);
             if (nu_ >= 1 && nu_ <= 2 && fabs(eu_ - nu_ * pu_) < tol)
-                cd__lone_phase(a_ ? &phu_a : &phu_b, mu - 0.5 * nu_ * pu_, pu_);
+                cd__span_phase(a_ ? &phu_a : &phu_b, mu - 0.5 * nu_ * pu_, pu_);
             if (nv_ >= 1 && nv_ <= 2 && fabs(ev_ - nv_ * pv_) < tol)
-                cd__lone_phase(a_ ? &phv_a : &phv_b, mv - 0.5 * nv_ * pv_, pv_);
+                cd__span_phase(a_ ? &phv_a : &phv_b, mv - 0.5 * nv_ * pv_, pv_);
         }
         /* a forced angle is the short side's */
         if (!isnan(force)) {
