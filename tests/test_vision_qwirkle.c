@@ -239,20 +239,35 @@ static vis_image *through_camera(const vis_image *img, double cam_ppm, int quali
 }
 
 /* A hole in a board on table at (x, y) mm, a cell wide: the table in the
- * shade of the cubes round it (0.2 of its light), a small lit patch (0.55)
- * in the middle. */
-static void shaded_hole(vis_image *img, double x, double y, const unsigned char table[3])
+ * shade of the cubes round it (0.2 of its light), a patch of 2 hw x 2 hh
+ * mm in the middle at light times its own. */
+static void lit_hole(vis_image *img, double x, double y, const unsigned char table[3], double hw,
+                     double hh, double light)
 {
     for (int py = 0; py < img->height; py++)
         for (int px = 0; px < img->width; px++) {
             double hx = (px + 0.5) / PPM - MARGIN - x, hy = (py + 0.5) / PPM - MARGIN - y;
             unsigned char *p = img->data + (size_t)py * img->stride + 3 * px;
-            double f = fabs(hx) < 3.5 && fabs(hy) < 3.5 ? 0.55 : 0.2;
+            double f = fabs(hx) < hw && fabs(hy) < hh ? light : 0.2;
             if (fabs(hx) > 9.6 || fabs(hy) > 9.6)
                 continue;
             for (int k = 0; k < 3; k++)
                 p[k] = (unsigned char)(f * table[k] + 0.5);
         }
+}
+
+/* The usual hole: a small patch (7 x 7 mm) in half light (0.55). */
+static void shaded_hole(vis_image *img, double x, double y, const unsigned char table[3])
+{
+    lit_hole(img, x, y, table, 3.5, 3.5, 0.55);
+}
+
+/* Eight cubes round an empty middle cell at (250.2, 250.2). */
+static void ring_of_eight(cube c[8])
+{
+    for (int i = 0, n = 0; i < 9; i++)
+        if (i != 4)
+            c[n++] = (cube){230 + 20.2 * (i % 3), 230 + 20.2 * (i / 3), 1, i % 5, (i + 2) % 6};
 }
 
 /* Cubes c[0..n) on table, blurred by blur (view pixels), through a camera
@@ -898,10 +913,7 @@ static void test_table_in_shade(void **state)
     vis_view v = full_view();
     vis_image *img;
     base_err e;
-    int n = 0;
-    for (int i = 0; i < 9; i++)
-        if (i != 4)
-            c[n++] = (cube){230 + 20.2 * (i % 3), 230 + 20.2 * (i / 3), 1, i % 5, (i + 2) % 6};
+    ring_of_eight(c);
     img = draw_view_blurred(c, 8, felt, 1.0);
     shaded_hole(img, 250.2, 250.2, felt);
     assert_int_equal(vis_qwirkle_new(20, NULL, &q, &e), 0);
@@ -929,21 +941,9 @@ static void test_lit_hole(void **state)
     cube c[8];
     vis_reading *r = malloc(sizeof *r);
     vis_image *img;
-    int n = 0;
-    for (int i = 0; i < 9; i++)
-        if (i != 4)
-            c[n++] = (cube){230 + 20.2 * (i % 3), 230 + 20.2 * (i / 3), 1, i % 5, (i + 2) % 6};
+    ring_of_eight(c);
     img = draw_view_blurred(c, 8, felt, 1.0);
-    for (int py = 0; py < img->height; py++)
-        for (int px = 0; px < img->width; px++) {
-            double hx = (px + 0.5) / PPM - MARGIN - 250.2, hy = (py + 0.5) / PPM - MARGIN - 250.2;
-            unsigned char *p = img->data + (size_t)py * img->stride + 3 * px;
-            double f = fabs(hx) < 4.5 && fabs(hy) < 2.5 ? 1.08 : 0.2;
-            if (fabs(hx) > 9.6 || fabs(hy) > 9.6)
-                continue;
-            for (int k = 0; k < 3; k++)
-                p[k] = (unsigned char)(f * felt[k] + 0.5);
-        }
+    lit_hole(img, 250.2, 250.2, felt, 4.5, 2.5, 1.08);
     read_image(img, r);
     assert_int_equal(piece_at(r, 250.2, 250.2), -1);
     expect_cubes(r, c, 8, false);
