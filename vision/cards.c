@@ -3259,6 +3259,86 @@ static int cd__along_side(const cd__patch *p, const cd__blob *b)
     return r;
 }
 
+/* The court figure's headgear, the picture's cross-check of the index
+ * letter, which is 4-7 camera pixels tall on a table seen whole and often
+ * a blob that reads as any of J Q K.  The figure wears, above its head
+ * (13.5-23 mm down from the card's top edge, the middle 16 mm; the turned
+ * half alike from the bottom edge): the king a tall crown, the queen a
+ * low coronet, the jack a dark cap.  What survives any blur is the mass of each: gold
+ * (yellow: the lesser of red and green above blue, on paper-balanced
+ * colour) over the picture's own ground or the face's colour, whichever is
+ * yellower, and dark (the brightest channel below the ground's), summed
+ * in mm2.  A bright patch of light or a shadow over one half makes a dark
+ * mass there alone: the dark mass is the lesser half's, twice.  Returns
+ * 11, 12 or 13 when the headgear is one of the three plainly, 0 when the
+ * picture shows none of them (a design that dresses its figures otherwise:
+ * the index decides alone). */
+static int cd__headgear(const cd__patch *p)
+{
+    const double P = CD__PPM;
+    double pb = fmax(p->paper[0], 1), pg = fmax(p->paper[1], 1), pr = fmax(p->paper[2], 1);
+    double gold = 0, dark[2];
+    for (int half = 0; half < 2; half++) {
+        /* rows 13.5-23 mm down; the ground from the picture's width
+         * there (15-48 mm across), the masses over the middle 16 mm */
+        int y0 = (int)(13.5 * P), y1 = (int)(23 * P), fy = (int)(26 * P);
+        int bx0 = (int)(15 * P), bx1 = (int)(48 * P);
+        int x0 = (int)(p->w / 2.0 - 8 * P), x1 = (int)(p->w / 2.0 + 8 * P);
+        if (bx1 >= p->w || y1 >= p->h / 2)
+            return 0;
+        if (half == 1) {
+            int t = p->h - 1 - y1;
+            y1 = p->h - 1 - y0;
+            y0 = t;
+            fy = p->h - 1 - fy;
+        }
+        /* medians by histogram: gold -1..1 and brightest 0..2, 1/128 */
+        int hg[256] = {0}, hm[256] = {0}, n = 0;
+        for (int y = y0; y <= y1; y++)
+            for (int x = bx0; x <= bx1; x++) {
+                const unsigned char *q = cd__px(p, x, y);
+                double b = q[0] / pb, g = q[1] / pg, r = q[2] / pr;
+                int kg = (int)((fmin(r, g) - b + 1) * 128), km = (int)(fmax(r, fmax(g, b)) * 128);
+                hg[kg < 0 ? 0 : kg > 255 ? 255 : kg]++;
+                hm[km < 0 ? 0 : km > 255 ? 255 : km]++;
+                n++;
+            }
+        int kg = 0, km = 0;
+        for (int acc = hg[0]; acc * 2 < n; acc += hg[++kg])
+            ;
+        for (int acc = hm[0]; acc * 2 < n; acc += hm[++km])
+            ;
+        double gb = kg / 128.0 - 1, mb = km / 128.0, fs = 0;
+        int nf = 0;
+        /* the face, 4 mm square at its centre (26 mm down) */
+        for (int y = fy - (int)(2 * P); y <= fy + (int)(2 * P); y++)
+            for (int x = (int)(p->w / 2.0 - 2 * P); x <= (int)(p->w / 2.0 + 2 * P); x++) {
+                const unsigned char *q = cd__px(p, x, y);
+                fs += fmin(q[2] / pr, q[1] / pg) - q[0] / pb;
+                nf++;
+            }
+        if (nf && fs / nf > gb)
+            gb = fs / nf;
+        double sg = 0, sd = 0;
+        for (int y = y0; y <= y1; y++)
+            for (int x = x0; x <= x1; x++) {
+                const unsigned char *q = cd__px(p, x, y);
+                double b = q[0] / pb, g = q[1] / pg, r = q[2] / pr;
+                double gv = fmin(r, g) - b - gb, mv = mb - fmax(r, fmax(g, b));
+                sg += gv > 0 ? gv : 0;
+                sd += mv > 0 ? mv : 0;
+            }
+        gold += sg / (P * P);
+        dark[half] = sd / (P * P);
+    }
+    /* (masses of the sim's three deck designs, sharp to blurred at 0.6
+     * px/mm: jack's gold 0-3 and dark 15-33 a half, queen's gold 7-17,
+     * king's 20-28) */
+    if (2 * fmin(dark[0], dark[1]) > 12 && gold < 8)
+        return 11;
+    return gold > 33 ? 13 : gold > 8 ? 12 : 0;
+}
+
 static void cd__read_card(cd__patch *p, cd__card *out)
 {
     const double P = CD__PPM;
@@ -3548,6 +3628,16 @@ static void cd__read_card(cd__patch *p, cd__card *out)
         /* the index letter is 5-8 pixels tall in a camera's view of the
          * whole table: never quite sure */
         rconf = nletter ? (float)fmin(0.9, fmax(0.1, 0.2 + 0.3 * (bs - second))) : 0;
+        /* An unsure letter (under 0.5) gives way to the figure's
+         * headgear where it shows one plainly; agreeing, it is surer. */
+        int hg = nletter && rconf < 0.5 ? cd__headgear(p) : 0;
+        if (hg && hg == rank)
+            rconf = (float)fmin(0.6, rconf + 0.2);
+        else if (hg) {
+            out->rank2 = rank;
+            rank = hg;
+            rconf = 0.35f;
+        }
         /* the court picture's ink colour when the index gave none */
         if (col_votes[0] + col_votes[1] + col_votes[2] + col_votes[3] == 0)
             for (int i = 0; i < p->nblobs; i++) {
