@@ -1362,6 +1362,28 @@ static void test_king_by_crown(void **state)
     free(r);
 }
 
+/* A black court's symbols (3-3.5 mm: its index's, and its picture's) at
+ * 2-4 camera pixels come out of the blur widest low, as spades: a K of
+ * clubs blurred by 1 mm read as the KS on the pips' boundary.  Both
+ * black suits read right on the courts' own. */
+static void test_court_clubs(void **state)
+{
+    (void)state;
+    static const double kay[3][4] = {{0, 0, 0, 6}, {0, 3.4, 4, 0}, {1.3, 2.4, 4, 6}};
+    for (int shape = 2; shape <= 3; shape++) /* spade, club */
+        for (int bi = 0; bi < 2; bi++) {
+            design d = plain;
+            d.shape = shape;
+            d.ink = vis_rgb(20, 20, 20);
+            vis_image *img = new_view();
+            draw_court_in(img, 200, 220, kay, 3, &d, d.ink);
+            vis_cards_reading *r = read_view_blur(img, bi == 0 ? 2.2 : 3.0);
+            expect_court(r, 13, shape == 2 ? 0 : 3);
+            free(r);
+            vis_image_free(img);
+        }
+}
+
 /* A lamp's glow on a black mat beside a lone card (sim seed 950313): the
  * glow is brighter than the mat by enough to count as cream stock, over
  * two cards' area, but its bright tenth is less than the mat's own
@@ -1440,6 +1462,7 @@ int main(void)
         cmocka_unit_test(test_gap_not_back),  cmocka_unit_test(test_lone_ace_under_lamp),
         cmocka_unit_test(test_court_headgear),
         cmocka_unit_test(test_king_by_crown),
+        cmocka_unit_test(test_court_clubs),
         cmocka_unit_test(test_glow_on_black_mat), cmocka_unit_test(test_table_along_side),
         cmocka_unit_test(test_wide_court),    cmocka_unit_test(test_column_by_long_sides),
     };
