@@ -1411,6 +1411,28 @@ static void test_glow_on_black_mat(void **state)
     vis_image_free(img);
 }
 
+/* ... and a brighter glow run into a column of cards (sim seed 960008's
+ * 31st frame: a 9S over a JS of the cream deck on a black mat, a lamp's
+ * glow beside them): one region with them, its bright tenth theirs; the
+ * glow is up to three times the mat's brightness above it, card stock ten
+ * times.  The region's pixels under a third of its brightest, held
+ * together over two cards' area, are the glow; both cards are read
+ * (before, the glow and the cards made one grid, and no card was found). */
+static void test_glow_into_cards(void **state)
+{
+    (void)state;
+    ref_reading *r = read_sim(960008, 26, 30, "\"card\":\"9S\"");
+    int ranks = 0;
+    assert_false(r->hand);
+    assert_int_equal(r->n, 2);
+    for (int i = 0; i < 2; i++) {
+        ranks |= 1 << r->pieces[i].a;
+        assert_int_equal(r->pieces[i].b, 0); /* spades */
+    }
+    assert_int_equal(ranks, 1 << 9 | 1 << 11);
+    free(r);
+}
+
 /* Two white cards in a column on a white mat, seen only by their print
  * and their long sides (their short sides and the seam lost in the
  * blur, as a far camera sees a pale deck on a pale mat: sim seed
@@ -1463,6 +1485,7 @@ int main(void)
         cmocka_unit_test(test_court_headgear),
         cmocka_unit_test(test_king_by_crown),
         cmocka_unit_test(test_court_clubs),
+        cmocka_unit_test(test_glow_into_cards),
         cmocka_unit_test(test_glow_on_black_mat), cmocka_unit_test(test_table_along_side),
         cmocka_unit_test(test_wide_court),    cmocka_unit_test(test_column_by_long_sides),
     };

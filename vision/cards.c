@@ -1242,6 +1242,50 @@ static void cd__morph1(cd__det *d, unsigned char *t, bool erode)
     cd__morph_buf(d->mask, t, d->w, d->h, erode);
 }
 
+/* A glow on a dark mat run into cards (sim seed 960008: a lamp's glow
+ * beside a column of cards on a black mat, up to three times the mat's
+ * brightness above it where card stock is ten): one region with them,
+ * whose bright tenth is the cards'.  Its pixels dimmer than thr above the
+ * mat (a third of the region's brightest hundredth, the cards', or the
+ * mat's own brightness: see cd__glare) that hold together over two
+ * cards' area are the glow, out of the mask; the cards keep the rest
+ * (their blurred rims but a pixel).  runs, nr: the region; stack: room
+ * for 2 w h + 4; *buf: 2 w h bytes, made on first use.  false when out
+ * of memory. */
+static bool cd__dim_glow(cd__det *d, const cd__run *runs, int nr, double thr, int *stack,
+                         unsigned char **buf)
+{
+    int w = d->w, h = d->h;
+    if (!*buf && !(*buf = malloc(2 * (size_t)w * h)))
+        return false;
+    unsigned char *dim = *buf, *seen = *buf + (size_t)w * h;
+    cd__run *r2 = malloc(sizeof *r2 * ((size_t)h * (w + 1) / 2 + 1));
+    if (!r2)
+        return false;
+    memset(dim, 0, 2 * (size_t)w * h);
+    for (int r = 0; r < nr; r++)
+        for (int k = runs[r].y * w + runs[r].x0; k <= runs[r].y * w + runs[r].x1; k++)
+            dim[k] = !d->ink[k] && d->ex[k] < thr;
+    for (int r = 0; r < nr; r++)
+        for (int k0 = runs[r].y * w + runs[r].x0; k0 <= runs[r].y * w + runs[r].x1; k0++) {
+            if (!dim[k0] || seen[k0])
+                continue;
+            int n2 = 0, n = cd__region(dim, 1, w, h, k0, seen, 1, stack, r2, &n2);
+            if (n < 2.0 / 3 * d->glare_min)
+                continue;
+            if (!d->glared && !(d->glared = calloc((size_t)w * h, 1)))
+                break;
+            for (int q = 0; q < n2; q++)
+                for (int k = r2[q].y * w + r2[q].x0; k <= r2[q].y * w + r2[q].x1; k++) {
+                    d->mask[k] = 0;
+                    d->glared[k] = 1;
+                    d->nmask--;
+                }
+        }
+    free(r2);
+    return true;
+}
+
 /* Glare: light's hotspot on a glossy or pale mat is brighter than the
  * quadratic surface, but its rim is a slow ramp where a card's is a step:
  * three pixels in from the rim a card is as bright as it gets, glare barely
@@ -1251,6 +1295,7 @@ static void cd__morph1(cd__det *d, unsigned char *t, bool erode)
 static void cd__glare(cd__det *d)
 {
     int w = d->w, h = d->h, nr = 0;
+    unsigned char *dim = NULL;
     int *stack = malloc(sizeof *stack * (2 * (size_t)w * h + 4));
     cd__run *runs = malloc(sizeof *runs * ((size_t)h * (w + 1) / 2 + 1));
     unsigned char *seen = calloc((size_t)w * h, 1), *e2 = NULL, *e3 = NULL, *tmp = NULL;
@@ -1314,7 +1359,7 @@ static void cd__glare(cd__det *d)
          * pixels in may be above 1.7 times the noise of a clean black
          * mat: sim seed 950313, whose lone 9C and hot spot made one grid,
          * turned by 90 degrees) */
-        double p90 = 0;
+        double p90 = 0, p99 = 0;
         if (dark && nbright > 0) {
             int hist[256] = {0}, nh = 0;
             for (int r = 0; r < nr; r++)
@@ -1324,11 +1369,15 @@ static void cd__glare(cd__det *d)
                         hist[b < 0 ? 0 : b > 255 ? 255 : b]++;
                         nh++;
                     }
-            for (int b = 255, acc = 0; b >= 0; b--)
-                if ((acc += hist[b]) >= nh / 10) {
+            for (int b = 255, acc = 0; b >= 0; b--) {
+                acc += hist[b];
+                if (p99 == 0 && acc >= nh / 100)
+                    p99 = 4.0 * b;
+                if (acc >= nh / 10) {
                     p90 = 4.0 * b;
                     break;
                 }
+            }
         }
         const bool ramp = ns >= d->glare_min && nbright > 0 && ering / nbright < 1.7 * d->tb;
         const bool glow = dark && p90 < d->mat_c0;
@@ -1344,8 +1393,12 @@ static void cd__glare(cd__det *d)
                         d->glared[k] = 1;
                         d->nmask--;
                     }
-        }
+        } else if (dark && nring > 20 && nbright > nring / 2 &&
+                   /* (not glare as a whole: a glow run into cards?) */
+                   !cd__dim_glow(d, runs, nr, fmax(d->mat_c0, p99 / 3), stack, &dim))
+            break;
     }
+    free(dim);
     free(e2);
     free(e3);
     free(tmp);
