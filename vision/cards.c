@@ -2735,9 +2735,11 @@ static double cd__shape_vote(const cd__shape *s, bool red, double blur, bool cou
      * widest row lower and their rows' skewness more negative, clubs as
      * spades: 611 of them on six frame sets (labelled by the truth) split
      * best at peak 0.542 and skewness -0.056, the same on each half of
-     * the sets (0.542 and -0.045 on the other half); the court boundary
-     * is 0.02 and 0.035 that way. */
-    double sc = 0.03 * (1 - 0.7 * blur), p0 = court ? 0.54 : 0.52, k0 = court ? -0.055 : -0.02;
+     * the sets (0.542 and -0.045 on the other half).  The court boundary
+     * lies half way there (0.53, -0.04): the whole way, a fresh set's
+     * KS read as the KC on four frames, with no board more right on the
+     * six. */
+    double sc = 0.03 * (1 - 0.7 * blur), p0 = court ? 0.53 : 0.52, k0 = court ? -0.04 : -0.02;
     return cd__clamp2((s->peak - p0 + 0.01 * blur) / sc) +
            CD__SKW * cd__clamp2((k0 + 0.01 * blur - s->skew) / sc) +
            0.05 * cd__clamp2((0.52 - s->tip) / 0.1);
