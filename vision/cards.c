@@ -1878,13 +1878,18 @@ static void cd__grid_fit(vis_cards *c, const cd__det *d, cd__grid *g, double for
             }
     }
     {
-        double phu_a, phv_a, phu_b, phv_b;
+        /* (a forced angle is the short side's: the other way round, and
+         * the fill test that chooses between the two, would go unused) */
+        const bool forced = !isnan(force);
+        double phu_a, phv_a, phu_b = 0, phv_b = 0;
         double sa_ = cd__comb(eu, nu, umin, c->cw, &phu_a) + cd__comb(ev, nv, vmin, c->ch, &phv_a);
-        double sb_ = cd__comb(eu, nu, umin, c->ch, &phu_b) + cd__comb(ev, nv, vmin, c->cw, &phv_b);
+        double sb_ = forced ? 0
+                            : cd__comb(eu, nu, umin, c->ch, &phu_b) +
+                                  cd__comb(ev, nv, vmin, c->cw, &phv_b);
         /* The combs alone cannot tell which way a small board lies (two
          * cards side by side: 126 x 88 mm): then the way that fills its
          * cells cleanly, whole or empty, wins. */
-        if (fabs(sa_ - sb_) < 0.25 * fmax(sa_, sb_)) {
+        if (!forced && fabs(sa_ - sb_) < 0.25 * fmax(sa_, sb_)) {
             double fa = cd__fill_ambiguity(d, ca, sa, c->cw, c->ch, phu_a, phv_a);
             double fb = cd__fill_ambiguity(d, ca, sa, c->ch, c->cw, phu_b, phv_b);
             sa_ = fa <= fb ? 1 : 0;
@@ -1904,7 +1909,7 @@ static void cd__grid_fit(vis_cards *c, const cd__det *d, cd__grid *g, double for
          * outline's search (cd__refine) can mend off the silhouette's
          * middle (they follow what outline there is) */
         {
-            const bool a_ = sa_ >= sb_ || !isnan(force);
+            const bool a_ = sa_ >= sb_ || forced;
             const double mu = 0.5 * (umin + 4 + umax), mv = 0.5 * (vmin + 4 + vmax);
             const double pu_ = a_ ? c->cw : c->ch, pv_ = a_ ? c->ch : c->cw;
             const long nu_ = lround(eu_ / pu_), nv_ = lround(ev_ / pv_);
@@ -1914,7 +1919,7 @@ static void cd__grid_fit(vis_cards *c, const cd__det *d, cd__grid *g, double for
                 cd__span_phase(a_ ? &phv_a : &phv_b, mv - 0.5 * nv_ * pv_, pv_);
         }
         /* a forced angle is the short side's */
-        if (!isnan(force)) {
+        if (forced) {
             sa_ = 1;
             sb_ = 0;
         }
