@@ -1103,6 +1103,29 @@ static inline bool cd__zero8(const unsigned char *m, int i, int n)
     return q == 0;
 }
 
+/* The first and last nonzero byte of a row of n (false: none), eight
+ * at a time over the empty ends.  (A row's cell indices and u, v grow
+ * monotonically along it, so their extremes over the row's mask pixels
+ * are those of its first and last: the bounding loops need only those.) */
+static bool cd__row_ends(const unsigned char *m, int n, int *xl, int *xr)
+{
+    int a = 0, b = n;
+    uint64_t q;
+    while (a + 8 <= n && (memcpy(&q, m + a, 8), q == 0))
+        a += 8;
+    while (a < n && !m[a])
+        a++;
+    if (a == n)
+        return false;
+    while (b - 8 >= a && (memcpy(&q, m + b - 8, 8), q == 0))
+        b -= 8;
+    while (!m[b - 1])
+        b--;
+    *xl = a;
+    *xr = b - 1;
+    return true;
+}
+
 /* The sum of n bytes that are 0 or 1 (eight at a time: a word's bytes
  * summed by one multiply). */
 static int cd__count01(const unsigned char *m, int n)
@@ -1786,10 +1809,10 @@ static void cd__grid_fit(vis_cards *c, const cd__det *d, cd__grid *g, double for
     }
     ca = cos(ang);
     sa = sin(ang);
-    for (int y = 0; y < d->h; y++)
-        for (int x = 0; x < d->w; x++)
-            if (d->mask[y * d->w + x]) {
-                double tx = d->tx[x], ty = d->ty[y];
+    for (int y = 0, xe[2]; y < d->h; y++)
+        if (cd__row_ends(d->mask + y * d->w, d->w, &xe[0], &xe[1]))
+            for (int k = 0; k < 2; k++) {
+                double tx = d->tx[xe[k]], ty = d->ty[y];
                 double u = tx * ca + ty * sa, v = -tx * sa + ty * ca;
                 umin = u < umin ? u : umin;
                 umax = u > umax ? u : umax;
@@ -4102,9 +4125,10 @@ static int cd__read_cells(vis_cards *c, const vis_image *top, const vis_view *vw
     int kumin = 1 << 30, kumax = -(1 << 30), kvmin = 1 << 30, kvmax = -(1 << 30);
     /* (u, v of pixel (x, y) grow by ca, -sa per pixel along a row) */
     double ipu = 1 / g.pu, ipv = 1 / g.pv, step = 1 / d.ppm;
-    for (int y = 0; y < d.h; y++)
-        for (int x = 0; x < d.w; x++)
-            if (d.mask[y * d.w + x]) {
+    for (int y = 0, xe[2]; y < d.h; y++)
+        if (cd__row_ends(d.mask + y * d.w, d.w, &xe[0], &xe[1]))
+            for (int k = 0; k < 2; k++) {
+                const int x = xe[k];
                 double tx = d.x0 + (x + 0.5) * step, ty = d.y0 + (y + 0.5) * step;
                 int ku = cd__ifloor((tx * ca + ty * sa - g.phu) * ipu);
                 int kv = cd__ifloor((-tx * sa + ty * ca - g.phv) * ipv);
@@ -4129,10 +4153,28 @@ static int cd__read_cells(vis_cards *c, const vis_image *top, const vis_view *vw
         double ty = d.y0 + (y + 0.5) * step, tx0 = d.x0 + 0.5 * step;
         double u = tx0 * ca + ty * sa - g.phu, v = -tx0 * sa + ty * ca - g.phv;
         double du = ca * step, dv = -sa * step;
-        for (int x = 0; x < d.w; x++, u += du, v += dv) {
+        /* (ku and kv are monotonic along the row: its pixels in the cells
+         * are one run.  Up to 2 pixels before where it starts by the
+         * straight line, u and v are only stepped, as the loop steps
+         * them; the row ends with the run.) */
+        int x = 0;
+        {
+            double xs = 0;
+            if (fabs(du) > 1e-6)
+                xs = fmax(xs, ((du > 0 ? kumin : kumax + 1) * g.pu - u) / du);
+            if (fabs(dv) > 1e-6)
+                xs = fmax(xs, ((dv > 0 ? kvmin : kvmax + 1) * g.pv - v) / dv);
+            for (int xe = xs - 2 < d.w ? (int)(xs - 2) : d.w; x < xe; x++, u += du, v += dv)
+                ;
+        }
+        for (bool run = false; x < d.w; x++, u += du, v += dv) {
             int ku = cd__ifloor(u * ipu), kv = cd__ifloor(v * ipv);
-            if (ku < kumin || ku > kumax || kv < kvmin || kv > kvmax)
+            if (ku < kumin || ku > kumax || kv < kvmin || kv > kvmax) {
+                if (run)
+                    break;
                 continue;
+            }
+            run = true;
             double fu = u - ku * g.pu, fv = v - kv * g.pv;
             double *a = acc + 6 * ((kv - kvmin) * nu + (ku - kumin));
             /* print: ink, or a dark spot in the silhouette (black pips on
