@@ -1464,14 +1464,9 @@ static bool cd__some_cards(const vis_cards *c, const cd__det *d, double box[4])
     /* (tx and ty grow with x and y: a row's first and last pixels of the
      * mask hold its extremes) */
     for (int y = 0; y < d->h; y++) {
-        const unsigned char *row = d->mask + (size_t)y * d->w;
-        int xa = 0, xb = d->w - 1;
-        while (xa < d->w && !row[xa])
-            xa++;
-        if (xa == d->w)
+        int xa, xb;
+        if (!cd__row_ends(d->mask + (size_t)y * d->w, d->w, &xa, &xb))
             continue;
-        while (!row[xb])
-            xb--;
         double ty = d->ty[y];
         x0 = d->tx[xa] < x0 ? d->tx[xa] : x0;
         x1 = d->tx[xb] > x1 ? d->tx[xb] : x1;
@@ -1639,11 +1634,15 @@ static double cd__proj_score(const double *px, const double *py, int n, double a
 static double cd__angle(const cd__det *d)
 {
     int w = d->w, h = d->h, n = 0, cap = 0;
-    for (int y = 1; y < h - 1; y++)
-        for (int x = 1; x < w - 1; x++) {
+    /* (outline points lie between a row's first and last mask pixels) */
+    for (int y = 1, xl, xr; y < h - 1; y++) {
+        if (!cd__row_ends(d->mask + y * w, w, &xl, &xr))
+            continue;
+        for (int x = xl > 1 ? xl : 1; x < w - 1 && x <= xr; x++) {
             const unsigned char *m = d->mask + y * w + x;
             cap += m[0] && (!m[1] || !m[-1] || !m[w] || !m[-w]);
         }
+    }
     if (cap < 8)
         return 0;
     /* (the points' floats held as doubles: the same values, converted once) */
@@ -1658,8 +1657,10 @@ static double cd__angle(const cd__det *d)
         return 0;
     }
     float box[4] = {1e30f, 1e30f, -1e30f, -1e30f}; /* the points' x0 y0 x1 y1 */
-    for (int y = 1; y < h - 1; y++)
-        for (int x = 1; x < w - 1; x++) {
+    for (int y = 1, xl, xr; y < h - 1; y++) {
+        if (!cd__row_ends(d->mask + y * w, w, &xl, &xr))
+            continue;
+        for (int x = xl > 1 ? xl : 1; x < w - 1 && x <= xr; x++) {
             const unsigned char *m = d->mask + y * w + x;
             if (m[0] && (!m[1] || !m[-1] || !m[w] || !m[-w])) {
                 float fx = (float)((x + 0.5) / d->ppm), fy = (float)((y + 0.5) / d->ppm);
@@ -1672,6 +1673,7 @@ static double cd__angle(const cd__det *d)
                 n++;
             }
         }
+    }
     double best = 0, bs = -1, lo = -diag - 2;
     for (int k = 0; k < 180; k++) {
         double a = k * 0.5 * CD__PI / 180, sc = cd__proj_score(px, py, n, a, hist, nb, lo, box);
@@ -1744,8 +1746,9 @@ static double cd__fill_ambiguity(const cd__det *d, double ca, double sa, double 
     int *kk = malloc(sizeof *kk * 2 * ((size_t)cap + 1));
     /* the first pass finds the cells' origin, the second counts */
     for (int pass = 0; pass < 2; pass++, np = 0)
-        for (int y = 0; y < d->h; y++)
-            for (int x = 0; x < d->w; x++) {
+        for (int y = 0, xl = 0, xr = -1; y < d->h; y++)
+            for (int x = cd__row_ends(d->mask + y * d->w, d->w, &xl, &xr) ? xl : d->w;
+                 x < d->w && x <= xr; x++) {
                 if (!d->mask[y * d->w + x])
                     continue;
                 int ku, kv;
