@@ -588,10 +588,14 @@ static int cd__det_make(const vis_image *top, const vis_view *vw, cd__det *d, ba
     for (int y = 0; y < h; y++) {
         const unsigned char *s = src->data + (size_t)y * src->stride;
         unsigned char *o = d->rgb + (size_t)y * w * 3, *om = d->onmat + (size_t)y * w;
+        /* (not black: from the balanced values as they are made; the
+         * exact test ANDs the rest in below) */
         for (int x = 0; x < w; x++) {
-            o[3 * x] = lut[0][s[3 * x]];
-            o[3 * x + 1] = lut[1][s[3 * x + 1]];
-            o[3 * x + 2] = lut[2][s[3 * x + 2]];
+            const int b = lut[0][s[3 * x]], g = lut[1][s[3 * x + 1]], r = lut[2][s[3 * x + 2]];
+            o[3 * x] = (unsigned char)b;
+            o[3 * x + 1] = (unsigned char)g;
+            o[3 * x + 2] = (unsigned char)r;
+            om[x] = b + g + r > 12;
         }
         /* black: outside what the camera sees; the exact test only near the
          * play area's edges and its corner markers */
@@ -604,13 +608,9 @@ static int cd__det_make(const vis_image *top, const vis_view *vw, cd__det *d, ba
         bool row_out = ty < -4 || ty > vw->mat_h + 4;
         bool row_mk = fabs(ty) < mk || fabs(ty - vw->mat_h) < mk;
         for (int x = 0; x < xa; x++)
-            om[x] = cd__on_mat_x(txs[x], mat_w, mk, row_out, row_mk) &&
-                    o[3 * x] + o[3 * x + 1] + o[3 * x + 2] > 12;
-        for (int x = xa; x < xb; x++)
-            om[x] = o[3 * x] + o[3 * x + 1] + o[3 * x + 2] > 12;
+            om[x] = cd__on_mat_x(txs[x], mat_w, mk, row_out, row_mk) && om[x];
         for (int x = xb; x < w; x++)
-            om[x] = cd__on_mat_x(txs[x], mat_w, mk, row_out, row_mk) &&
-                    o[3 * x] + o[3 * x + 1] + o[3 * x + 2] > 12;
+            om[x] = cd__on_mat_x(txs[x], mat_w, mk, row_out, row_mk) && om[x];
     }
     vis_image_free(small);
     return 0;
