@@ -35,6 +35,9 @@
 // Internals
 // ---------------------------------------------------------------------
 
+static int cv__image_new(int width, int height, int channels, bool zero,
+                         vis_image **out, base_err *err);
+
 namespace {
 
 // Runs f, which returns 0 or a BASE_E* code, and turns any exception into
@@ -121,6 +124,14 @@ struct cv__owned {
 int cv__alloc(int w, int h, int channels, cv__owned &o, base_err *err)
 {
     return vis_image_new(w, h, channels, &o.p, err);
+}
+
+// For an OpenCV call that writes every pixel of its output (a warp, a
+// remap, a resize): the pixels are not zeroed first (the rectified views
+// are a megabyte or two a frame), only the rows' padding.
+int cv__alloc_dst(int w, int h, int channels, cv__owned &o, base_err *err)
+{
+    return cv__image_new(w, h, channels, false, &o.p, err);
 }
 
 // Copies m (8-bit, 1 or 3 channels; 4 is reduced to 3) into a new image.
@@ -592,8 +603,10 @@ struct vis_video_writer {
 // Images
 // ---------------------------------------------------------------------
 
-extern "C" int vis_image_new(int width, int height, int channels,
-                             vis_image **out, base_err *err)
+// zero: the pixels too (else only each row's padding: for an image an
+// OpenCV call writes whole, see cv__alloc_dst).
+static int cv__image_new(int width, int height, int channels, bool zero,
+                         vis_image **out, base_err *err)
 {
     const char *fn = "vis_image_new";
     if (!out)
@@ -611,19 +624,29 @@ extern "C" int vis_image_new(int width, int height, int channels,
     if (!img)
         return base_err_set(err, BASE_ENOMEM, "%s: out of memory", fn);
     img->data = static_cast<unsigned char *>(
-        std::calloc(static_cast<size_t>(height), stride));
+        zero ? std::calloc(static_cast<size_t>(height), stride)
+             : std::malloc(static_cast<size_t>(height) * stride));
     if (!img->data) {
         std::free(img);
         return base_err_set(err, BASE_ENOMEM,
                             "%s: out of memory for %dx%dx%d", fn, width,
                             height, channels);
     }
+    size_t row = static_cast<size_t>(width) * channels;
+    for (int y = 0; !zero && row < stride && y < height; y++)
+        std::memset(img->data + y * stride + row, 0, stride - row);
     img->width = width;
     img->height = height;
     img->channels = channels;
     img->stride = static_cast<int>(stride);
     *out = img;
     return 0;
+}
+
+extern "C" int vis_image_new(int width, int height, int channels,
+                             vis_image **out, base_err *err)
+{
+    return cv__image_new(width, height, channels, true, out, err);
 }
 
 extern "C" void vis_image_free(vis_image *img)
@@ -875,7 +898,7 @@ extern "C" int vis_resize(const vis_image *src, int width, int height,
         return rc;
     return cv__guard(err, fn, [&] {
         cv__owned o;
-        int r = cv__alloc(width, height, src->channels, o, err);
+        int r = cv__alloc_dst(width, height, src->channels, o, err);
         if (r)
             return r;
         cv::Mat d = cv__wrap(o.p);
@@ -1110,7 +1133,7 @@ extern "C" int vis_warp_perspective(const vis_image *src, vis_homography h,
         return rc;
     return cv__guard(err, fn, [&] {
         cv__owned o;
-        int r = cv__alloc(out_w, out_h, src->channels, o, err);
+        int r = cv__alloc_dst(out_w, out_h, src->channels, o, err);
         if (r)
             return r;
         cv::Mat d = cv__wrap(o.p);
@@ -1293,7 +1316,7 @@ extern "C" int vis_remap(const vis_image *src, const float *map_x,
         cv::Mat mx(out_h, out_w, CV_32FC1, const_cast<float *>(map_x));
         cv::Mat my(out_h, out_w, CV_32FC1, const_cast<float *>(map_y));
         cv__owned o;
-        int r = cv__alloc(out_w, out_h, src->channels, o, err);
+        int r = cv__alloc_dst(out_w, out_h, src->channels, o, err);
         if (r)
             return r;
         cv::Mat d = cv__wrap(o.p);
