@@ -919,9 +919,23 @@ static void cd__mask(vis_cards *c, cd__det *d, const vis_view *vw, bool learn)
                 __m128d m01 = _mm_add_pd(vra, _mm_mul_pd(_mm_add_pd(vrb, _mm_mul_pd(vrc, X01)), X01));
                 __m128d m23 = _mm_add_pd(vra, _mm_mul_pd(_mm_add_pd(vrb, _mm_mul_pd(vrc, X23)), X23));
                 __m128 model = _mm_movelh_ps(_mm_cvtpd_ps(m01), _mm_cvtpd_ps(m23));
-                __m128i ib = _mm_set_epi32(p[9], p[6], p[3], p[0]);
-                __m128i ig = _mm_set_epi32(p[10], p[7], p[4], p[1]);
-                __m128i ir = _mm_set_epi32(p[11], p[8], p[5], p[2]);
+                __m128i ib, ig, ir;
+                if (i + 5 <= w * h) {
+                    /* (each pixel's three bytes from one 32-bit load, the
+                     * fourth masked off: not past the plane's end) */
+                    uint32_t q[4];
+                    for (int k = 0; k < 4; k++)
+                        memcpy(&q[k], p + 3 * k, 4);
+                    const __m128i v = _mm_set_epi32((int)q[3], (int)q[2], (int)q[1], (int)q[0]);
+                    const __m128i ff = _mm_set1_epi32(255);
+                    ib = _mm_and_si128(v, ff);
+                    ig = _mm_and_si128(_mm_srli_epi32(v, 8), ff);
+                    ir = _mm_and_si128(_mm_srli_epi32(v, 16), ff);
+                } else {
+                    ib = _mm_set_epi32(p[9], p[6], p[3], p[0]);
+                    ig = _mm_set_epi32(p[10], p[7], p[4], p[1]);
+                    ir = _mm_set_epi32(p[11], p[8], p[5], p[2]);
+                }
                 __m128i ibr = _mm_add_epi32(_mm_add_epi32(ib, ig), ir);
                 __m128 br = _mm_cvtepi32_ps(ibr);
                 __m128 exv = _mm_sub_ps(br, model);
@@ -939,11 +953,14 @@ static void cd__mask(vis_cards *c, cd__det *d, const vis_view *vw, bool learn)
                 __m128 bright = _mm_cmpgt_ps(exv, _mm_set1_ps(ftb));
                 __m128 far = _mm_cmpgt_ps(dist, _mm_set1_ps(60.f));
                 __m128 slow = _mm_andnot_ps(ink, _mm_or_ps(far, bright));
-                /* (onmat is 0 or 1 a byte: its four bits gathered) */
+                /* (onmat is 0 or 1 a byte: as lanes, and as four bits) */
                 uint32_t o4;
                 memcpy(&o4, onmat + i, 4);
-                int om4 = (int)((o4 & 1) | (o4 >> 7 & 2) | (o4 >> 14 & 4) | (o4 >> 21 & 8));
-                int mk4;
+                const __m128i z = _mm_setzero_si128();
+                const __m128 omv = _mm_castsi128_ps(_mm_cmpgt_epi32(
+                    _mm_unpacklo_epi16(_mm_unpacklo_epi8(_mm_cvtsi32_si128((int)o4), z), z), z));
+                const int om4 = _mm_movemask_ps(omv);
+                __m128 mkv;
                 if (_mm_movemask_ps(slow) & om4) {
                     /* the chromaticity, for all four (the lanes that do
                      * not need it ignore it) */
@@ -974,11 +991,11 @@ static void cd__mask(vis_cards *c, cd__det *d, const vis_view *vw, bool learn)
                     __m128 inks = _mm_and_ps(slow, ink1);
                     __m128 stock = _mm_and_ps(_mm_andnot_ps(ink1, _mm_and_ps(slow, bright)), paper);
                     ink = _mm_or_ps(ink, inks);
-                    mk4 = (_mm_movemask_ps(ink) | _mm_movemask_ps(stock)) & om4;
+                    mkv = _mm_and_ps(_mm_or_ps(ink, stock), omv);
                 } else {
-                    mk4 = _mm_movemask_ps(ink) & om4;
+                    mkv = _mm_and_ps(ink, omv);
                 }
-                int in4 = _mm_movemask_ps(ink) & om4;
+                const __m128 inkv = _mm_and_ps(ink, omv);
                 _mm_storeu_ps(ex + i, exv);
                 if (gm) {
                     int t[4];
@@ -986,10 +1003,12 @@ static void cd__mask(vis_cards *c, cd__det *d, const vis_view *vw, bool learn)
                     for (int k = 0; k < 4; k++)
                         gm[i + k] = (unsigned short)t[k];
                 }
-                uint32_t b4 = (uint32_t)((in4 & 1) | (in4 & 2) << 7 | (in4 & 4) << 14 |
-                                         (in4 & 8) << 21);
-                uint32_t m4 = (uint32_t)((mk4 & 1) | (mk4 & 2) << 7 | (mk4 & 4) << 14 |
-                                         (mk4 & 8) << 21);
+                /* the lanes' masks (all ones or zero) as bytes 0 or 1:
+                 * ink in the low four, the mask in the next four */
+                __m128i pk = _mm_packs_epi32(_mm_castps_si128(inkv), _mm_castps_si128(mkv));
+                pk = _mm_and_si128(_mm_packs_epi16(pk, pk), _mm_set1_epi8(1));
+                uint32_t b4 = (uint32_t)_mm_cvtsi128_si32(pk);
+                uint32_t m4 = (uint32_t)_mm_cvtsi128_si32(_mm_srli_si128(pk, 4));
                 memcpy(inkp + i, &b4, 4);
                 memcpy(maskp + i, &m4, 4);
                 nmask += (int)((m4 * 0x01010101u) >> 24);
