@@ -1896,9 +1896,12 @@ static void cd__grid_fit(vis_cards *c, const cd__det *d, cd__grid *g, double for
                     /* brightness two pixels either side along u, and v */
                     int xa = x + oxa, ya = y + oya, xb = x + oxb, yb = y + oyb;
                     int xc = x + oxc, yc = y + oyc, xd = x + oxd, yd = y + oyd;
-                    if (xa >= 0 && xb >= 0 && xc >= 0 && xd >= 0 && ya >= 0 && yb >= 0 &&
-                        yc >= 0 && yd >= 0 && xa < d->w && xb < d->w && xc < d->w &&
-                        xd < d->w && ya < d->h && yb < d->h && yc < d->h && yd < d->h &&
+                    /* (the offsets are at most 2 pixels: 2 pixels in from
+                     * the view's border, all four lie in it) */
+                    bool in2 = x >= 2 && y >= 2 && x < d->w - 2 && y < d->h - 2;
+                    if ((in2 || (xa >= 0 && xb >= 0 && xc >= 0 && xd >= 0 && ya >= 0 && yb >= 0 &&
+                                 yc >= 0 && yd >= 0 && xa < d->w && xb < d->w && xc < d->w &&
+                                 xd < d->w && ya < d->h && yb < d->h && yc < d->h && yd < d->h)) &&
                         d->mask[ya * d->w + xa] && d->mask[yb * d->w + xb] &&
                         d->mask[yc * d->w + xc] && d->mask[yd * d->w + xd]) {
 #define CD__BR(xx, yy) (d->rgb[((size_t)(yy) * d->w + (xx)) * 3] + d->rgb[((size_t)(yy) * d->w + (xx)) * 3 + 1] + d->rgb[((size_t)(yy) * d->w + (xx)) * 3 + 2])
