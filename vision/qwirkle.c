@@ -49,7 +49,7 @@
 #define QW__NSIG 9
 #define QW__CAM_PPM 1.25   /* camera px/mm up to which JPEG's blocks are modelled */
 #define QW__CAM_MARGIN 0.1 /* shape margin below which a call is judged in the frame */
-#define QW__TABSYM 32      /* table-coloured blobs kept for qw__table_symbols */
+#define QW__TABSYM 32      /* table-coloured (and tinted) blobs kept for qw__table_symbols */
 #define QW__TABSYM_NCC 0.93 /* the printed shape's fit that makes one a symbol */
 #define QW__GRID_AREA 0.2   /* a small symbol's blob, cube^2: the most a grid pair weighs */
 /* Blur of the symbols as seen, mm: from a sharp close camera to a soft far
@@ -481,7 +481,9 @@ static void qw__origin(const vis_view *vw, double *x0, double *y0)
     *y0 = vw->roi ? vw->y0_mm : -vw->margin_mm;
 }
 
-enum { QW__OUT = 0, QW__TABLE = 1, QW__DARK = 2, QW__SYM = 4, QW__WEAK = 16 };
+/* QW__TINT: above the body threshold with some colour, not a symbol's
+ * (see qw__classify); the value 8 is the survey's foreign mark. */
+enum { QW__OUT = 0, QW__TABLE = 1, QW__DARK = 2, QW__SYM = 4, QW__WEAK = 16, QW__TINT = 32 };
 
 /* Classifies every pixel: out of the play area, table, dark body, symbol
  * colour; fills val (brightness) and rgb (white-balanced colour).  Returns
@@ -555,6 +557,15 @@ static long qw__classify(vis_qwirkle *q, const vis_image *top, const vis_view *v
             /* Saturated and clearly brighter than the body. */
             if (mx - mn > 0.33f * mx && mx - mn > 24 && mx > 40)
                 q->cls[i] |= QW__SYM;
+            /* Tinted: a thin symbol's colour greyed by a coarse camera's
+             * JPEG, whose chroma blocks (16 px: 27 mm at 0.6 px/mm) mix a
+             * saturated table of the opposite hue into it (sim seed
+             * 600016: a purple star4 on green felt at 0.30 of its
+             * brightness, the other purple symbols 0.68); 12 levels is
+             * above a grey body's noise.  Such blobs are kept only by
+             * their printed shape (qw__table_symbols). */
+            else if (mx - mn > 0.2f * mx && mx - mn > 12 && mx > 40)
+                q->cls[i] |= QW__TINT;
         }
     return nplay;
 }
@@ -825,9 +836,15 @@ static void qw__dim_blobs(vis_qwirkle *q, qw__seg *g)
 
 /* Connected symbol-coloured blobs (8-neighbours) with dark body around
  * them, of a symbol's size, and on a grey table the symbols below the
- * body threshold too (qw__dim_blobs).  Returns how many are in q->blobs. */
+ * body threshold too (qw__dim_blobs).  Returns how many are in q->blobs.
+ * When tint is given, the blobs of tinted pixels (QW__TINT) that pass the
+ * same tests go to tint[0..*ntint), at most maxtint of them.  A greyed
+ * symbol is ringed by its black body, which ends its flood; a tinted
+ * region too large for one symbol is a pale tinted table or wood's pale
+ * grain, and is not split (splitting them all cost 0.7 ms a frame, +6 %,
+ * and found nothing more on the bench). */
 static int qw__blobs(vis_qwirkle *q, const vis_view *vw, int w, int h, const int *dark,
-                     float min_dark)
+                     float min_dark, qw__blob *tint, int *ntint, int maxtint)
 {
     qw__seg g;
     double med[3], spread[3];
@@ -879,6 +896,23 @@ static int qw__blobs(vis_qwirkle *q, const vis_view *vw, int w, int h, const int
         }
     if (dim)
         qw__dim_blobs(q, &g);
+    if (tint) {
+        const int nb0 = g.nb;
+        for (size_t s = 0; s < (size_t)w * h; s++) {
+            int *list = q->stack, lab;
+            long m;
+            if (!(q->cls[s] & QW__TINT) || q->lab[s] != -1)
+                continue;
+            lab = g.nextlab++;
+            m = qw__flood(q, &g, (int)s, -1, QW__TINT, lab, 0, list, 0);
+            if (m * g.px * g.px >= g.amin && m * g.px * g.px <= g.amax)
+                qw__accept(q, &g, list, (int)m, lab);
+        }
+        *ntint = 0;
+        for (int i = nb0; i < g.nb && *ntint < maxtint; i++)
+            tint[(*ntint)++] = q->blobs[i];
+        g.nb = nb0;
+    }
     return g.nb;
 }
 
@@ -2409,7 +2443,9 @@ static void qw__lines(vis_reading *out, const double (*score)[6])
  * beside cubes, side faces in shade) by more than 0.872.  A rescued blob
  * then faces the side-face test like any other.  A board of such cubes
  * alone (a first move, green on green felt) gives no grid and is still
- * unseen.  Appended to bl[0..nb) as cells; returns the new count. */
+ * unseen.  The tinted blobs (QW__TINT: a symbol whose colour a coarse
+ * camera's JPEG has greyed) are judged the same way, after the table's.
+ * Appended to bl[0..nb) as cells; returns the new count. */
 static int qw__table_symbols(const vis_qwirkle *q, const vis_view *vw, int w, int h, qw__blob *bl,
                              int nb, const qw__blob *tab, int ntab, double angle, double pitch,
                              double phu, double phv)
@@ -2465,8 +2501,9 @@ int vis_qwirkle_read(vis_qwirkle *q, const vis_image *top, const vis_view *vw, v
     qw__blob *bl;
     qw__patch *patch = q ? q->patch : NULL;
     double pscore[VIS_MAX_PIECES][6]; /* each piece's six shape scores */
-    qw__blob tab[QW__TABSYM]; /* blobs of the table's colour (qw__table_symbols) */
-    int ntab = 0;
+    /* blobs of the table's colour, then tinted ones (qw__table_symbols) */
+    qw__blob tab[QW__TABSYM], tint[QW__TABSYM];
+    int ntab = 0, ntint = 0;
 
     if (!q || !top || !vw || !out || top->channels != 3 || !(ppm > 0))
         return base_err_set(err, BASE_EINVAL, "vis_qwirkle_read: bad argument");
@@ -2483,7 +2520,7 @@ int vis_qwirkle_read(vis_qwirkle *q, const vis_image *top, const vis_view *vw, v
     q->cur = q->tmpl;
     q->aratio = 1;
     q->adir = 0;
-    nb = qw__blobs(q, vw, w, h, &dark, 0.45f);
+    nb = qw__blobs(q, vw, w, h, &dark, 0.45f, tint, &ntint, QW__TABSYM);
     bl = q->blobs;
     body_w = qw__body_contrast(q, vw, w, h, bl, nb, &body_lim);
     has_table = qw__table_colour(q, vw, w, h, table_bgr, table_spread);
@@ -2504,6 +2541,8 @@ int vis_qwirkle_read(vis_qwirkle *q, const vis_image *top, const vis_view *vw, v
                 tab[ntab++] = bl[i];
         nb = k;
     }
+    for (int i = 0; i < ntint && ntab < QW__TABSYM; i++)
+        tab[ntab++] = tint[i];
     if (nb == 0) {
         out->grid_angle_deg = q->have_angle ? q->last_angle * 180 / QW__PI : 0;
         return 0;
@@ -2900,7 +2939,7 @@ int vis_qwirkle_survey(vis_qwirkle *q, const vis_image *top, const vis_view *vw,
         return base_err_set(err, BASE_ERANGE, "the view shows none of the play area");
     out->dark = dark;
     /* lenient: a blob too many only widens the fine view */
-    nb = qw__blobs(q, vw, w, h, &dark, 0.25f);
+    nb = qw__blobs(q, vw, w, h, &dark, 0.25f, NULL, NULL, 0);
     out->x0_mm = out->y0_mm = 1e9;
     out->x1_mm = out->y1_mm = -1e9;
     {
