@@ -2133,11 +2133,22 @@ static bool qw__table_shade(const qw__blob *b, const double med[3], const double
  * at conf 0.83 that was wrong carried over once (700012).  Fading 0.7 or
  * 0.9 a frame, or none: the same within a misread on the hard seeds;
  * overriding reads up to conf 0.5 or 0.7 only: fewer fixed; a least
- * evidence of 0.5 the same, of 2 fewer fixed. */
+ * evidence of 0.5 the same, of 2 fewer fixed.
+ * A sure read is overruled too when the frame itself all but ties the two
+ * shapes (the remembered one scores within QW__MEM_TIE of it, all: the
+ * frame's six scores): the conf model calls a 0.002 margin on a close fit
+ * sure (sim seed 300015: a blue clover read as a diamond at conf 0.95 on
+ * 2 of 7 frames, clover 0.9786 against 0.9807), and a near tie is no
+ * sure call whatever the fit.  A cube taken back and another laid there
+ * is still judged on its own unless the frame cannot tell the two apart;
+ * then the old shape holds for a few frames at conf 1 - the frame's own
+ * (below 0.1: the referee asks).  QW__MEM_TIE is the line rule's near
+ * tie (QW__LINE_GAP). */
 #define QW__MEM_FADE 0.8
 #define QW__MEM_SURE 0.9
 #define QW__MEM_MIN 1.0
-static void qw__remember(vis_qwirkle *q, vis_piece *pc)
+#define QW__MEM_TIE 0.03
+static void qw__remember(vis_qwirkle *q, vis_piece *pc, const double all[6])
 {
     const double near = 0.3 * q->cube_mm;
     const double c = fmin(0.98, fmax(0.5, pc->conf)), v = log(c / (1 - c));
@@ -2175,7 +2186,8 @@ static void qw__remember(vis_qwirkle *q, vis_piece *pc)
             m->w[s] = (float)wm[s];
         m->w[pc->shape] += (float)v;
     }
-    if (best != pc->shape && pc->conf < QW__MEM_SURE) {
+    if (best != pc->shape &&
+        (pc->conf < QW__MEM_SURE || all[pc->shape] - all[best] < QW__MEM_TIE)) {
         pc->shape2 = pc->shape;
         pc->shape = best;
         pc->conf = (float)fmin(1 - pc->conf, 1 / (1 + exp(-(wm[best] - wm[pc->shape2] - v))));
@@ -2887,7 +2899,7 @@ int vis_qwirkle_read(vis_qwirkle *q, const vis_image *top, const vis_view *vw, v
             const double z = 4.791 + 1.017 * log(m / r + 0.01) + 3.061 * log(pc->color_conf + 0.01) -
                              0.873 * log(qw__sigmas[sig]) + 1.698 * log(cam);
             pc->conf = (float)(b->ptop / (1 + exp(-z)));
-            qw__remember(q, pc);
+            qw__remember(q, pc, all);
         }
     }
     qw__forget(q);
