@@ -11,8 +11,9 @@
  * with a fragment beside it, conf
  * against the camera's resolution, a near tie read surely and the memory,
  * a board's lines breaking near ties,
- * a line undoing the memory's call, a hot spot under a noisy sensor) and, through the frame reader, on simulated
- * camera frames with fixed seeds (a tilted camera among them, one whose
+ * a line undoing the memory's call, a hot spot under a noisy sensor,
+ * a shadow's edge off a pale table's colour) and, through the frame
+ * reader, on simulated camera frames with fixed seeds (a tilted camera among them, one whose
  * cubes' shadows fall where their side faces show); the colour
  * profile learnt from a view; `tablecam recognize` end to end. */
 #define _XOPEN_SOURCE 700
@@ -1525,6 +1526,55 @@ static void test_sure_tie_memory(void **state)
     free(r);
 }
 
+/* The shadow of the cubes c[0..n) on the table to their right, x from
+ * 9.75 mm right of their centres out to s mm more, at 0.45 of the
+ * table's light, with a soft edge whose colour JPEG's chroma pulls off
+ * the table's own by off[] levels at the middle of the edge. */
+static void penumbra(vis_image *img, const cube *c, int n, const unsigned char table[3], double s,
+                     const double off[3])
+{
+    for (int py = 0; py < img->height; py++)
+        for (int px = 0; px < img->width; px++) {
+            double tx = (px + 0.5) / PPM - MARGIN, ty = (py + 0.5) / PPM - MARGIN;
+            unsigned char *p = img->data + (size_t)py * img->stride + 3 * px;
+            for (int i = 0; i < n; i++) {
+                double d = tx - (c[i].x + 9.75), e = (d - s) / 1.5;
+                if (fabs(ty - c[i].y) > 10.1 || d < 0 || e > 1)
+                    continue;
+                double light = e < -1 ? 0.45 : 0.45 + 0.55 * (e + 1) / 2;
+                double bump = e < -1 ? 0 : 1 - e * e;
+                for (int k = 0; k < 3; k++)
+                    p[k] = (unsigned char)fmin(255, fmax(0, light * table[k] + bump * off[k]));
+            }
+        }
+}
+
+/* A column of cubes on a pale grey table casting its shadow to the right,
+ * the shadow's edge off the table's colour line (sim seed 300011: JPEG's
+ * chroma pulled the penumbra beside a red cube 9 levels toward the
+ * symbols' colours, and it was read as a yellow diamond).  Drawn 31
+ * levels off (B -50, G +15, R +10 at the edge's middle): nearer the line
+ * the drawn edge has too little chroma to be a symbol's blob at all.  It
+ * is within twice the table test's tolerance, and no body rings it (the
+ * lit table lies beyond): the table, not a cube. */
+static void test_penumbra(void **state)
+{
+    (void)state;
+    static const unsigned char pale[3] = {154, 184, 176};
+    static const cube c[3] = {{240, 230, -4, RULES_RED, RULES_DIAMOND},
+                              {240, 250.2, -4, RULES_PURPLE, RULES_DIAMOND},
+                              {240, 270.4, -4, RULES_YELLOW, RULES_DIAMOND}};
+    static const double off[3] = {-50, 15, 10};
+    vis_reading *r = malloc(sizeof *r);
+    vis_image *img = draw_view_blurred(c, 3, pale, 1.0), *soft = NULL;
+    penumbra(img, c, 3, pale, 8, off);
+    assert_int_equal(vis_gaussian_blur(img, 0, 1.5 * PPM, &soft, NULL), 0);
+    vis_image_free(img);
+    read_image(soft, r);
+    expect_cubes(r, c, 3, false);
+    free(r);
+}
+
 /* Every line of a Qwirkle board is one colour with distinct shapes or one
  * shape with distinct colours.  A soft coarse camera (0.9 px/mm, 2 mm of
  * blur, JPEG 60) over six such lines of six: a close call that breaks its
@@ -1661,7 +1711,7 @@ int main(void)
         cmocka_unit_test(test_cell_to_symbol), cmocka_unit_test(test_two_pairs),
         cmocka_unit_test(test_fragment_pairs), cmocka_unit_test(test_blurred_side),
         cmocka_unit_test(test_cube_memory), cmocka_unit_test(test_sure_tie_memory),
-        cmocka_unit_test(test_hot_spot_on_dark_grey),
+        cmocka_unit_test(test_hot_spot_on_dark_grey), cmocka_unit_test(test_penumbra),
         cmocka_unit_test(test_noisy_hot_spot),
         cmocka_unit_test(test_line_prior), cmocka_unit_test(test_line_memory),
         cmocka_unit_test(test_recognize_command),

@@ -790,6 +790,20 @@ static double qw__ring(const vis_qwirkle *q, const qw__seg *g, const qw__blob *b
     return peak > 0 ? worst / peak : 1;
 }
 
+/* qw__ring for blob b in the view vw (w x h) as read. */
+static double qw__ring_at(const vis_qwirkle *q, const vis_view *vw, int w, int h, const qw__blob *b)
+{
+    qw__seg g;
+    double lo;
+    memset(&g, 0, sizeof g);
+    g.vw = vw;
+    g.w = w;
+    g.h = h;
+    g.px = 1.0 / vw->px_per_mm;
+    qw__origin(vw, &g.x0, &g.y0);
+    return qw__ring(q, &g, b, &lo);
+}
+
 /* Symbols wholly below the body threshold: on a bright table (half its
  * brightness is the threshold) a blurred green, blue or purple symbol,
  * a thin star4 above all, can peak below it (sim seed 700022, a pale
@@ -2081,9 +2095,10 @@ static bool qw__table_colour(const vis_qwirkle *q, const vis_view *vw, int w, in
  * within 8 % of the patch's level (holes in the board and the shade
  * between cubes were 0.1-6.2 % off it, the dim orange symbols on wood
  * 9.7-14 %), and a may reach 1.2 (a lamp lights the board's middle more
- * than the view's edge: holes in the board, sim seeds 900006, 900023). */
+ * than the view's edge: holes in the board, sim seeds 900006, 900023).
+ * k scales the colour line's tolerance (1: the test itself). */
 static bool qw__table_shade(const qw__blob *b, const double med[3], const double spread[3],
-                            bool grained)
+                            bool grained, double k)
 {
     const double p[3] = {b->sb / b->sw, b->sg / b->sw, b->sr / b->sw};
     double pm = 0, mm = 0, res = 0, a, tol, lvl;
@@ -2105,7 +2120,7 @@ static bool qw__table_shade(const qw__blob *b, const double med[3], const double
     lvl = (qw__neutral_table(med) ? p[0] + p[1] + p[2] : med[0] + med[1] + med[2]) / 3;
     tol = grained ? 0.08 * (p[0] + p[1] + p[2]) / 3
                   : 3 + 0.06 * lvl + 0.5 * a * (spread[0] + spread[1] + spread[2]) / 3;
-    return sqrt(res / 3) < tol;
+    return sqrt(res / 3) < k * tol;
 }
 
 
@@ -2543,11 +2558,26 @@ int vis_qwirkle_read(vis_qwirkle *q, const vis_image *top, const vis_view *vw, v
          * a dim orange symbol (sim seed 900001: a blurred orange star4 was
          * dropped), so there the colour line is held tighter
          * (qw__table_shade's grained). */
+        /* On a grey table the tolerance is the blob's own level (a dim
+         * symbol there is a dim saturated patch), and the edge of a cube's
+         * shadow, where JPEG's half-resolution chroma pulls the table's
+         * colour toward the symbols' beside it, falls outside it (sim seed
+         * 300011: the penumbra beside a red cube 9.0 levels off the pale
+         * table's line against a tolerance of 7.8, read as a yellow
+         * diamond).  A blob within twice the tolerance is the table still
+         * when no body rings it: some way out from it the view does not
+         * dip below 0.8 of its peak (qw__ring, as for the dim symbols): a
+         * shadow's edge has the lit table on one side, a symbol its black
+         * body all round. */
+        const bool neutral = qw__neutral_table(table_bgr);
         double lvl = (table_bgr[0] + table_bgr[1] + table_bgr[2]) / 3,
                spr = (table_spread[0] + table_spread[1] + table_spread[2]) / 3;
         int k = 0;
         for (int i = 0; i < nb; i++)
-            if (!qw__table_shade(&bl[i], table_bgr, table_spread, spr > 0.05 * lvl + 2))
+            if (!qw__table_shade(&bl[i], table_bgr, table_spread, spr > 0.05 * lvl + 2, 1) &&
+                !(neutral &&
+                  qw__table_shade(&bl[i], table_bgr, table_spread, spr > 0.05 * lvl + 2, 2) &&
+                  qw__ring_at(q, vw, w, h, &bl[i]) >= 0.8))
                 bl[k++] = bl[i];
             else if (ntab < QW__TABSYM)
                 tab[ntab++] = bl[i];
