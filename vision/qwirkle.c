@@ -790,17 +790,23 @@ static double qw__ring(const vis_qwirkle *q, const qw__seg *g, const qw__blob *b
     return peak > 0 ? worst / peak : 1;
 }
 
+/* A segmentation's view: vw, w x h pixels, the rest zero. */
+static void qw__seg_init(qw__seg *g, const vis_view *vw, int w, int h)
+{
+    memset(g, 0, sizeof *g);
+    g->vw = vw;
+    g->w = w;
+    g->h = h;
+    g->px = 1.0 / vw->px_per_mm;
+    qw__origin(vw, &g->x0, &g->y0);
+}
+
 /* qw__ring for blob b in the view vw (w x h) as read. */
 static double qw__ring_at(const vis_qwirkle *q, const vis_view *vw, int w, int h, const qw__blob *b)
 {
     qw__seg g;
     double lo;
-    memset(&g, 0, sizeof g);
-    g.vw = vw;
-    g.w = w;
-    g.h = h;
-    g.px = 1.0 / vw->px_per_mm;
-    qw__origin(vw, &g.x0, &g.y0);
+    qw__seg_init(&g, vw, w, h);
     return qw__ring(q, &g, b, &lo);
 }
 
@@ -864,12 +870,7 @@ static int qw__blobs(vis_qwirkle *q, const vis_view *vw, int w, int h, const int
     double med[3], spread[3];
     bool dim = false;
     const double cube = q->cube_mm;
-    memset(&g, 0, sizeof g);
-    g.vw = vw;
-    g.w = w;
-    g.h = h;
-    g.px = 1.0 / vw->px_per_mm;
-    qw__origin(vw, &g.x0, &g.y0);
+    qw__seg_init(&g, vw, w, h);
     g.amin = 0.025 * cube * cube;
     g.amax = 0.45 * cube * cube;
     g.fr = (int)(0.45 * cube * vw->px_per_mm + 0.5);
