@@ -1315,6 +1315,23 @@ static void cd__morph1(cd__det *d, unsigned char *t, bool erode)
     cd__morph_buf(d->mask, t, d->w, d->h, erode);
 }
 
+/* The region's (runs, nr) pixels but its print out of the mask, marked
+ * glared.  false when out of memory. */
+static bool cd__take_glare(cd__det *d, const cd__run *runs, int nr)
+{
+    int w = d->w;
+    if (!d->glared && !(d->glared = calloc((size_t)w * d->h, 1)))
+        return false;
+    for (int r = 0; r < nr; r++)
+        for (int k = runs[r].y * w + runs[r].x0; k <= runs[r].y * w + runs[r].x1; k++)
+            if (!d->ink[k]) {
+                d->mask[k] = 0;
+                d->glared[k] = 1;
+                d->nmask--;
+            }
+    return true;
+}
+
 /* A glow on a dark mat run into cards (sim seed 960008: a lamp's glow
  * beside a column of cards on a black mat, up to three times the mat's
  * brightness above it where card stock is ten): one region with them,
@@ -1344,16 +1361,11 @@ static bool cd__dim_glow(cd__det *d, const cd__run *runs, int nr, double thr, in
             if (!dim[k0] || seen[k0])
                 continue;
             int n2 = 0, n = cd__region(dim, 1, w, h, k0, seen, 1, stack, r2, &n2);
-            if (n < 2.0 / 3 * d->glare_min)
-                continue;
-            if (!d->glared && !(d->glared = calloc((size_t)w * h, 1)))
-                break;
-            for (int q = 0; q < n2; q++)
-                for (int k = r2[q].y * w + r2[q].x0; k <= r2[q].y * w + r2[q].x1; k++) {
-                    d->mask[k] = 0;
-                    d->glared[k] = 1;
-                    d->nmask--;
-                }
+            /* (its pixels are all but print: dim ones) */
+            if (n >= 2.0 / 3 * d->glare_min && !cd__take_glare(d, r2, n2)) {
+                free(r2);
+                return false;
+            }
         }
     free(r2);
     return true;
@@ -1457,15 +1469,8 @@ static void cd__glare(cd__det *d)
         /* (a region that is in the mask by its colour or its outline,
          * not by brightness, is not glare) */
         if (nring > 20 && nbright > nring / 2 && (ramp || glow)) {
-            if (!d->glared && !(d->glared = calloc((size_t)w * h, 1)))
+            if (!cd__take_glare(d, runs, nr))
                 break;
-            for (int r = 0; r < nr; r++)
-                for (int k = runs[r].y * w + runs[r].x0; k <= runs[r].y * w + runs[r].x1; k++)
-                    if (!d->ink[k]) {
-                        d->mask[k] = 0;
-                        d->glared[k] = 1;
-                        d->nmask--;
-                    }
         } else if (dark && nring > 20 && nbright > nring / 2 &&
                    /* (not glare as a whole: a glow run into cards?) */
                    !cd__dim_glow(d, runs, nr, fmax(d->mat_c0, p99 / 3), stack, &dim))
@@ -3412,15 +3417,25 @@ static int cd__along_side(const cd__patch *p, const cd__blob *b)
  * a blob that reads as any of J Q K.  The figure wears, above its head
  * (13.5-23 mm down from the card's top edge, the middle 16 mm; the turned
  * half alike from the bottom edge): the king a tall crown, the queen a
- * low coronet, the jack a dark cap.  What survives any blur is the mass of each: gold
- * (yellow: the lesser of red and green above blue, on paper-balanced
- * colour) over the picture's own ground or the face's colour, whichever is
- * yellower, and dark (the brightest channel below the ground's), summed
- * in mm2.  A bright patch of light or a shadow over one half makes a dark
+ * low coronet, the jack a dark cap.  What survives any blur is the mass
+ * of each: gold (cd__yellow, on paper-balanced colour) over the
+ * picture's own ground or the face's colour, whichever is yellower, and
+ * dark (the brightest channel below the ground's), summed in mm2.  A bright patch of light or a shadow over one half makes a dark
  * mass there alone: the dark mass is the lesser half's, twice.  Returns
  * 11, 12 or 13 when the headgear is one of the three plainly, 0 when the
  * picture shows none of them (a design that dresses its figures otherwise:
  * the index decides alone). */
+/* Pixel q's colour balanced on paper (pb, pg, pr) as *b, *g, *r; returns
+ * its yellow: the lesser of red and green above blue. */
+static inline double cd__yellow(const unsigned char *q, double pb, double pg, double pr, double *b,
+                                double *g, double *r)
+{
+    *b = q[0] / pb;
+    *g = q[1] / pg;
+    *r = q[2] / pr;
+    return fmin(*r, *g) - *b;
+}
+
 static int cd__headgear(const cd__patch *p)
 {
     const double P = CD__PPM;
@@ -3444,9 +3459,8 @@ static int cd__headgear(const cd__patch *p)
         int hg[256] = {0}, hm[256] = {0}, n = 0;
         for (int y = y0; y <= y1; y++)
             for (int x = bx0; x <= bx1; x++) {
-                const unsigned char *q = cd__px(p, x, y);
-                double b = q[0] / pb, g = q[1] / pg, r = q[2] / pr;
-                int kg = (int)((fmin(r, g) - b + 1) * 128), km = (int)(fmax(r, fmax(g, b)) * 128);
+                double b, g, r, yl = cd__yellow(cd__px(p, x, y), pb, pg, pr, &b, &g, &r);
+                int kg = (int)((yl + 1) * 128), km = (int)(fmax(r, fmax(g, b)) * 128);
                 hg[kg < 0 ? 0 : kg > 255 ? 255 : kg]++;
                 hm[km < 0 ? 0 : km > 255 ? 255 : km]++;
                 n++;
@@ -3461,8 +3475,8 @@ static int cd__headgear(const cd__patch *p)
         /* the face, 4 mm square at its centre (26 mm down) */
         for (int y = fy - (int)(2 * P); y <= fy + (int)(2 * P); y++)
             for (int x = (int)(p->w / 2.0 - 2 * P); x <= (int)(p->w / 2.0 + 2 * P); x++) {
-                const unsigned char *q = cd__px(p, x, y);
-                fs += fmin(q[2] / pr, q[1] / pg) - q[0] / pb;
+                double b, g, r;
+                fs += cd__yellow(cd__px(p, x, y), pb, pg, pr, &b, &g, &r);
                 nf++;
             }
         if (nf && fs / nf > gb)
@@ -3470,9 +3484,8 @@ static int cd__headgear(const cd__patch *p)
         double sg = 0, sd = 0;
         for (int y = y0; y <= y1; y++)
             for (int x = x0; x <= x1; x++) {
-                const unsigned char *q = cd__px(p, x, y);
-                double b = q[0] / pb, g = q[1] / pg, r = q[2] / pr;
-                double gv = fmin(r, g) - b - gb, mv = mb - fmax(r, fmax(g, b));
+                double b, g, r, gv = cd__yellow(cd__px(p, x, y), pb, pg, pr, &b, &g, &r) - gb;
+                double mv = mb - fmax(r, fmax(g, b));
                 sg += gv > 0 ? gv : 0;
                 sd += mv > 0 ? mv : 0;
             }
