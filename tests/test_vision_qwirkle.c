@@ -1388,20 +1388,28 @@ static void test_noisy_hot_spot(void **state)
 }
 
 /* Reads the n cubes c with q: sharp (blur 0), or as a soft coarse camera
- * sees them (cam px/mm, blur mm, JPEG 60, the view 1.5 times as fine). */
-static void read_soft(vis_qwirkle *q, const cube *c, int n, double blur, double cam, vis_reading *r)
+ * sees them (cam px/mm, blur mm, JPEG quality jpeg, the view 1.5 times as
+ * fine). */
+static void read_soft_q(vis_qwirkle *q, const cube *c, int n, double blur, double cam, int jpeg,
+                        vis_reading *r)
 {
     vis_view v = full_view();
     base_err e;
     vis_image *img = draw_view_blurred(c, n, wood, blur > 0 ? blur * PPM : 1.0), *soft = NULL;
     if (blur > 0) {
-        soft = through_camera(img, cam, 60, 1.5 * cam);
+        soft = through_camera(img, cam, jpeg, 1.5 * cam);
         v.px_per_mm = 1.5 * cam;
         v.cam_px_per_mm = cam;
     }
     assert_int_equal(vis_qwirkle_read(q, soft ? soft : img, &v, r, &e), 0);
     vis_image_free(img);
     vis_image_free(soft);
+}
+
+/* ... at JPEG 60. */
+static void read_soft(vis_qwirkle *q, const cube *c, int n, double blur, double cam, vis_reading *r)
+{
+    read_soft_q(q, c, n, blur, cam, 60, r);
 }
 
 /* Reads with q a row of three cubes whose middle one has shape mid (-1:
@@ -1475,17 +1483,7 @@ static int read_tie(vis_qwirkle *q, bool soft, vis_reading *r)
                               {230.37, 271.79, 0.7, RULES_BLUE, RULES_DIAMOND},
                               {230.37, 291.99, 0.7, RULES_BLUE, RULES_STAR4},
                               {230.37, 312.19, 0.7, RULES_BLUE, RULES_SQUARE}};
-    vis_view v = full_view();
-    base_err e;
-    vis_image *img = draw_view_blurred(c, 4, wood, soft ? 1.8 * PPM : 1.0), *cam = NULL;
-    if (soft) {
-        cam = through_camera(img, 0.62, 70, 1.5 * 0.62);
-        v.px_per_mm = 1.5 * 0.62;
-        v.cam_px_per_mm = 0.62;
-    }
-    assert_int_equal(vis_qwirkle_read(q, cam ? cam : img, &v, r, &e), 0);
-    vis_image_free(img);
-    vis_image_free(cam);
+    read_soft_q(q, c, 4, soft ? 1.8 : 0, 0.62, 70, r);
     return piece_at(r, c[3].x, c[3].y);
 }
 
