@@ -1050,6 +1050,18 @@ static ref_reading *read_sim(unsigned long long seed, int max_moves, int k, cons
     return r;
 }
 
+/* read_sim's frame holds one card, no hand, read as rank of suit. */
+static void expect_lone_sim_card(unsigned long long seed, int max_moves, int k, const char *has,
+                                 int rank, int suit)
+{
+    ref_reading *r = read_sim(seed, max_moves, k, has);
+    assert_false(r->hand);
+    assert_int_equal(r->n, 1);
+    assert_int_equal(r->pieces[0].a, rank);
+    assert_int_equal(r->pieces[0].b, suit);
+    free(r);
+}
+
 static void test_hand_not_sheen(void **state)
 {
     (void)state;
@@ -1340,12 +1352,7 @@ static void test_gap_not_back(void **state)
 static void test_lone_ace_under_lamp(void **state)
 {
     (void)state;
-    ref_reading *r = read_sim(910001, 5, 6, "\"card\":\"AH\"");
-    assert_false(r->hand);
-    assert_int_equal(r->n, 1);
-    assert_int_equal(r->pieces[0].a, 1); /* the ace */
-    assert_int_equal(r->pieces[0].b, 1); /* of hearts */
-    free(r);
+    expect_lone_sim_card(910001, 5, 6, "\"card\":\"AH\"", 1, 1); /* the ace of hearts */
 }
 
 /* A king seen from afar (sim seed 910014's seventh frame, 1.1 camera
@@ -1354,12 +1361,7 @@ static void test_lone_ace_under_lamp(void **state)
 static void test_king_by_crown(void **state)
 {
     (void)state;
-    ref_reading *r = read_sim(910014, 14, 6, "\"card\":\"KH\"");
-    assert_false(r->hand);
-    assert_int_equal(r->n, 1);
-    assert_int_equal(r->pieces[0].a, 13); /* the king */
-    assert_int_equal(r->pieces[0].b, 1);  /* of hearts */
-    free(r);
+    expect_lone_sim_card(910014, 14, 6, "\"card\":\"KH\"", 13, 1); /* the king of hearts */
 }
 
 /* A black court's symbols (3-3.5 mm: its index's, and its picture's) at
