@@ -1435,6 +1435,31 @@ static void test_glow_into_cards(void **state)
     free(r);
 }
 
+/* A spot lamp's pool of light on a mid-grey mat beside a row of three
+ * cards (sim seed 970013's 54th frame: a 7D, a 10D and a JC, turned 3.5
+ * degrees): a plateau a third of the mat's brightness above it, over
+ * twice the three cards' area, whose edge falls off within a few
+ * millimetres, too steep for a glare's slow ramp three pixels in.  It is
+ * no card stock: its brightest is under half the mat's brightness above
+ * the mat, where white stock on a mat that is not pale is about the
+ * mat's again, and its rim is well below its own top.  Left in the mask,
+ * its outline turned the grid by 90 degrees and one card was read. */
+static void test_spot_pool(void **state)
+{
+    (void)state;
+    ref_reading *r = read_sim(970013, 11, 53, "\"card\":\"JC\"");
+    int ranks = 0, suits = 0;
+    assert_false(r->hand);
+    assert_int_equal(r->n, 3);
+    for (int i = 0; i < 3; i++) {
+        ranks |= 1 << r->pieces[i].a;
+        suits |= 1 << r->pieces[i].b;
+    }
+    assert_int_equal(ranks, 1 << 7 | 1 << 10 | 1 << 11);
+    assert_int_equal(suits, 1 << 2 | 1 << 3); /* diamonds, clubs */
+    free(r);
+}
+
 /* Two white cards in a column on a white mat, seen only by their print
  * and their long sides (their short sides and the seam lost in the
  * blur, as a far camera sees a pale deck on a pale mat: sim seed
@@ -1472,7 +1497,7 @@ int main(void)
         cmocka_unit_test(test_block_of_four), cmocka_unit_test(test_face_down),
         cmocka_unit_test(test_duplicate),     cmocka_unit_test(test_two_designs),
         cmocka_unit_test(test_rotated_board), cmocka_unit_test(test_bad_input),
-        cmocka_unit_test(test_suit_shapes),   cmocka_unit_test(test_pale_mat_glare),
+        cmocka_unit_test(test_suit_shapes),   cmocka_unit_test(test_pale_mat_glare), cmocka_unit_test(test_spot_pool),
         cmocka_unit_test(test_hand),          cmocka_unit_test(test_sim_frame),
         cmocka_unit_test(test_black_mat),     cmocka_unit_test(test_pair_which_way),
         cmocka_unit_test(test_speckled_table), cmocka_unit_test(test_court_letters),

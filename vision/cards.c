@@ -1445,7 +1445,7 @@ static void cd__glare(cd__det *d)
          * mat: sim seed 950313, whose lone 9C and hot spot made one grid,
          * turned by 90 degrees) */
         double p90 = 0, p99 = 0;
-        if (dark && nbright > 0) {
+        if (nbright > 0) {
             int hist[256] = {0}, nh = 0;
             for (int r = 0; r < nr; r++)
                 for (int k = runs[r].y * w + runs[r].x0; k <= runs[r].y * w + runs[r].x1; k++)
@@ -1466,9 +1466,17 @@ static void cd__glare(cd__det *d)
         }
         const bool ramp = ns >= d->glare_min && nbright > 0 && ering / nbright < 1.7 * d->tb;
         const bool glow = dark && p90 < d->mat_c0;
+        /* A spot lamp's pool on a mat that is not pale (sim seed 970013:
+         * a plateau a third of a grey mat's brightness above it, its edge
+         * too steep for the ramp above): white stock there is about the
+         * mat's brightness again above it, the pool's brightest under
+         * half of it, and its rim three pixels in well below its top (a
+         * card's is at its top). */
+        const bool pool = !d->pale && ns >= d->glare_min && nbright > 0 &&
+                          p99 < 0.5 * d->mat_c0 && ering / nbright < 0.6 * p90;
         /* (a region that is in the mask by its colour or its outline,
          * not by brightness, is not glare) */
-        if (nring > 20 && nbright > nring / 2 && (ramp || glow)) {
+        if (nring > 20 && nbright > nring / 2 && (ramp || glow || pool)) {
             if (!cd__take_glare(d, runs, nr))
                 break;
         } else if (dark && nring > 20 && nbright > nring / 2 &&
