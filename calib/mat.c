@@ -117,10 +117,12 @@ int cal_mat_fit_markers(const vis_marker *markers, int n, cal_mat m, int width, 
                 size_t len = strlen(seen);
                 snprintf(seen + len, sizeof seen - len, "%s%d", len ? ", " : "", i);
             }
+        /* ("seen: 3" read as a count of three) */
         return base_err_set(err, BASE_ENOTFOUND,
                             "the table mat needs at least %d of its markers 0-3 in view; "
-                            "seen: %s",
-                            CAL__MIN_MARKERS, fit.nfound ? seen : "none");
+                            "seen: %s%s",
+                            CAL__MIN_MARKERS, fit.nfound == 1 ? "only marker " : "",
+                            fit.nfound ? seen : "none");
     }
     if (lens && (rc = vis_undistort_points(*lens, img, img, np, err)) != 0)
         return rc;

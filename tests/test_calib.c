@@ -280,6 +280,9 @@ static void test_too_few_markers(void **state)
     int n = markers_for(&c, m, mk, 0x5);
     assert_int_equal(cal_mat_fit_markers(mk, n, m, 1280, 960, NULL, &fit, &e), BASE_ENOTFOUND);
     assert_non_null(strstr(e.msg, "seen: 0, 2"));
+    n = markers_for(&c, m, mk, 0x8);
+    assert_int_equal(cal_mat_fit_markers(mk, n, m, 1280, 960, NULL, &fit, &e), BASE_ENOTFOUND);
+    assert_non_null(strstr(e.msg, "seen: only marker 3"));
     /* Markers that are not the mat's are ignored. */
     mk[0].id = 7;
     mk[1].id = 9;
