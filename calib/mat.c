@@ -15,6 +15,9 @@
 #define CAL__ALIGN_SEARCH 2.5
 #define CAL__ALIGN_SCORE 0.7
 #define CAL__ALIGN_SEP 0.02
+/* a marker looked for from one other: the window's margin, as a share of
+ * the distance between them */
+#define CAL__ONE_REACH 0.2
 
 cal_mat cal_mat_default(void) { return (cal_mat){500.0, 500.0, 40.0}; }
 
@@ -146,25 +149,62 @@ int cal_mat_fit_markers(const vis_marker *markers, int n, cal_mat m, int width, 
 }
 
 /* The table -> image homography from the mat's markers in mk and *found,
- * the ids among them; BASE_ENOTFOUND with fewer than two (two markers'
- * eight corners are enough to say where to look for the others, not to
- * measure the table). */
+ * the ids among them; BASE_ENOTFOUND with none.  One marker's four
+ * corners say roughly where to look for the others (a far camera's
+ * blurred frame may decode only the one: sim seed 980009), two markers'
+ * eight better; neither is enough to measure the table. */
 static int cal__rough_fit(const vis_marker *mk, int n, cal_mat m, unsigned *found,
                           vis_homography *table_to_img)
 {
     vis_point img[16], tab[16];
     int np;
     *found = cal__corners(mk, n, m, img, tab, &np);
-    if (np < 8)
+    if (np < 4)
         return BASE_ENOTFOUND;
+    if (np == 4) {
+        /* One marker: an affine map, least squares over its corners (the
+         * perspective from a corner's pixel of error over a marker's side
+         * sends the far markers off the frame) */
+        double mx = 0, my = 0, ix = 0, iy = 0, sxx = 0, sxy = 0, syy = 0, a[2][2] = {{0}};
+        for (int k = 0; k < 4; k++) {
+            mx += tab[k].x / 4;
+            my += tab[k].y / 4;
+            ix += img[k].x / 4;
+            iy += img[k].y / 4;
+        }
+        for (int k = 0; k < 4; k++) {
+            double dx = tab[k].x - mx, dy = tab[k].y - my;
+            double u = img[k].x - ix, v = img[k].y - iy;
+            sxx += dx * dx;
+            sxy += dx * dy;
+            syy += dy * dy;
+            a[0][0] += u * dx;
+            a[0][1] += u * dy;
+            a[1][0] += v * dx;
+            a[1][1] += v * dy;
+        }
+        double det = sxx * syy - sxy * sxy;
+        if (!(fabs(det) > 1e-9))
+            return BASE_ENOTFOUND;
+        double *h = table_to_img->m;
+        for (int r = 0; r < 2; r++) {
+            h[3 * r] = (a[r][0] * syy - a[r][1] * sxy) / det;
+            h[3 * r + 1] = (a[r][1] * sxx - a[r][0] * sxy) / det;
+            h[3 * r + 2] = (r ? iy : ix) - h[3 * r] * mx - h[3 * r + 1] * my;
+        }
+        h[6] = h[7] = 0;
+        h[8] = 1;
+        return 0;
+    }
     return vis_find_homography(tab, img, np, VIS_HOMOGRAPHY_LSQ, 0, NULL, table_to_img, NULL);
 }
 
 /* Looks for marker id where t2i (table -> image, from the other markers)
  * puts it: decoded in that part of the frame enlarged, else by its
- * pattern.  0 and *out when found. */
+ * pattern.  one: t2i is from one marker alone, *one its centre in the
+ * image (NULL: from more).  0 and *out when found. */
 static int cal__find_one(vis_aruco *det, const vis_image *img, cal_mat m, int id,
-                         vis_homography t2i, vis_marker *out)
+                         vis_homography t2i, const vis_point *one, vis_marker *out)
 {
     vis_point c[4], p[4];
     vis_marker got[8];
@@ -187,6 +227,11 @@ static int cal__find_one(vis_aruco *det, const vis_image *img, cal_mat m, int id
     /* Two markers along one edge say little about the far edge's
      * perspective: a wide window, enlarged so the marker is ~90 px. */
     margin = fmax(1.5 * side, 24);
+    /* One marker's corners, a pixel or two across, put a marker ten
+     * sides away tens of pixels off (its perspective above all) */
+    if (one)
+        margin = fmax(margin, CAL__ONE_REACH * hypot(0.5 * (x0 + x1) - one->x,
+                                                     0.5 * (y0 + y1) - one->y));
     if (vis_aruco_detect_roi(det, img, (int)floor(x0 - margin), (int)floor(y0 - margin),
                              (int)ceil(x1 - x0 + 2 * margin), (int)ceil(y1 - y0 + 2 * margin),
                              fmin(6, fmax(1, 90 / side)), got, 8, &ng, NULL) == 0)
@@ -222,11 +267,22 @@ static void cal__recover(vis_aruco *det, const vis_image *img, cal_mat m, vis_ma
         int hit = 0;
         if (*n >= cap || cal__rough_fit(mk, *n, m, &found, &t2i) != 0 || found == 0xf)
             return;
+        /* (the centre of the one marker, when there is one) */
+        vis_point one = {0, 0};
+        for (int i = 0; i < *n; i++)
+            if (mk[i].id >= 0 && mk[i].id < 4 && (found & (1u << mk[i].id))) {
+                for (int k = 0; k < 4; k++) {
+                    one.x += 0.25 * mk[i].corners[k].x;
+                    one.y += 0.25 * mk[i].corners[k].y;
+                }
+                break;
+            }
         for (int id = 0; id < 4 && !hit; id++) {
             if ((found | tried) & (1u << id))
                 continue;
             tried |= 1u << id;
-            if (cal__find_one(det, img, m, id, t2i, &mk[*n]) == 0) {
+            if (cal__find_one(det, img, m, id, t2i, (found & (found - 1)) ? NULL : &one,
+                              &mk[*n]) == 0) {
                 (*n)++;
                 tried = 0; /* a better fit: the misses may be found now */
                 hit = 1;

@@ -429,6 +429,64 @@ static void test_locate_blurred_far_markers(void **state)
     vis_aruco_free(det);
 }
 
+/* A far camera out of focus but for one corner of the mat: the detector
+ * decodes one marker alone (sim seed 980009's first frames, refused).
+ * Its four corners say roughly where the other three are, and those are
+ * found there; a mat with the one marker alone is not made up. */
+static void test_locate_from_one_marker(void **state)
+{
+    cal_mat m = cal_mat_default();
+    cam c = make_cam(30, 20, 1300, 1280, 960, 1000);
+    vis_image *sharp = mat_frame(&c, m, 0xf), *frame = NULL;
+    vis_aruco *det = NULL;
+    vis_marker mk[8];
+    cal_mat_fit fit;
+    base_err e;
+    int n = 0;
+    vis_point t[4];
+    (void)state;
+
+    /* all blurred but a window round marker 0 (markers of about 27 px:
+     * 4.5 px cells under a blur of 2.4 px; the detector decodes them up
+     * to about 2.1) */
+    assert_int_equal(vis_gaussian_blur(sharp, 0, 2.4, &frame, &e), 0);
+    cal_mat_marker_corners(m, 0, t);
+    vis_point a = project(&c, t[0].x - 20, t[0].y - 20, 0),
+              b = project(&c, t[2].x + 20, t[2].y + 20, 0);
+    for (int y = (int)fmin(a.y, b.y); y <= (int)fmax(a.y, b.y); y++)
+        memcpy(frame->data + (size_t)y * frame->stride + 3 * (size_t)fmin(a.x, b.x),
+               sharp->data + (size_t)y * sharp->stride + 3 * (size_t)fmin(a.x, b.x),
+               3 * (size_t)fabs(b.x - a.x));
+    vis_image_free(sharp);
+    assert_int_equal(vis_aruco_new(VIS_ARUCO_4X4_50, &det, &e), 0);
+    /* the premise: the detector alone sees marker 0 alone */
+    assert_int_equal(vis_aruco_detect(det, frame, mk, 8, &n, &e), 0);
+    assert_int_equal(n, 1);
+    assert_int_equal(mk[0].id, 0);
+    assert_int_equal(cal_mat_locate(det, frame, m, NULL, &fit, &e), 0);
+    /* (marker 2, the farthest, may stay too blurred to tell) */
+    assert_true(fit.nfound >= 3);
+    assert_true(fit.found & 0x1);
+    for (int id = 0; id < 4; id++) {
+        if (!(fit.found & (1u << id)))
+            continue;
+        cal_mat_marker_corners(m, id, t);
+        for (int k = 0; k < 4; k++) {
+            vis_point want = project(&c, t[k].x, t[k].y, 0);
+            vis_point got = vis_homography_apply(fit.table_to_img, t[k]);
+            assert_true(hypot(got.x - want.x, got.y - want.y) < 1.0);
+        }
+    }
+    vis_image_free(frame);
+
+    /* the one marker and no other: no mat */
+    frame = mat_frame(&c, m, 0x1);
+    assert_int_equal(cal_mat_locate(det, frame, m, NULL, &fit, &e), BASE_ENOTFOUND);
+    assert_non_null(strstr(e.msg, "seen: only marker 0"));
+    vis_image_free(frame);
+    vis_aruco_free(det);
+}
+
 /* `tablecam mat`: the PNG holds the four markers, found by the detector
  * at true size for its dpi; the PDF is well formed with one page each. */
 static void test_mat_command(void **state)
@@ -518,6 +576,7 @@ int main(void)
         cmocka_unit_test(test_too_few_markers),
         cmocka_unit_test(test_locate_and_rectify_image),
         cmocka_unit_test(test_locate_blurred_far_markers),
+        cmocka_unit_test(test_locate_from_one_marker),
         cmocka_unit_test(test_mat_command),
         cmocka_unit_test(test_camera_position),
         cmocka_unit_test(test_rectify_roi),
