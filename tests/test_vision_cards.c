@@ -1460,6 +1460,28 @@ static void test_spot_pool(void **state)
     free(r);
 }
 
+/* A KD over a QD, turned by 6 degrees, on a dark granite mat (sim seed
+ * 970007's 30th frame): its light flecks, up to a hundred pixels each,
+ * outlast the mask's opening all over the view.  They set the survey's
+ * box to the whole mat and the grid's angle to theirs (none): the two
+ * were read in the wrong cells, as a QS and a KH.  (test_speckled_table
+ * holds the other side: a card-sized patch of specks run into the
+ * cards does not pull the cells onto itself.) */
+static void test_granite_specks(void **state)
+{
+    (void)state;
+    ref_reading *r = read_sim(970007, 23, 29, "\"card\":\"QD\"");
+    int ranks = 0;
+    assert_false(r->hand);
+    assert_int_equal(r->n, 2);
+    for (int i = 0; i < 2; i++) {
+        ranks |= 1 << r->pieces[i].a;
+        assert_int_equal(r->pieces[i].b, 2); /* diamonds */
+    }
+    assert_int_equal(ranks, 1 << 12 | 1 << 13);
+    free(r);
+}
+
 /* Two white cards in a column on a white mat, seen only by their print
  * and their long sides (their short sides and the seam lost in the
  * blur, as a far camera sees a pale deck on a pale mat: sim seed
@@ -1498,6 +1520,7 @@ int main(void)
         cmocka_unit_test(test_duplicate),     cmocka_unit_test(test_two_designs),
         cmocka_unit_test(test_rotated_board), cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_suit_shapes),   cmocka_unit_test(test_pale_mat_glare), cmocka_unit_test(test_spot_pool),
+        cmocka_unit_test(test_granite_specks),
         cmocka_unit_test(test_hand),          cmocka_unit_test(test_sim_frame),
         cmocka_unit_test(test_black_mat),     cmocka_unit_test(test_pair_which_way),
         cmocka_unit_test(test_speckled_table), cmocka_unit_test(test_court_letters),

@@ -99,6 +99,9 @@
 /* a faint index letter's peak against its strip's median (see
  * cd__faint_letter) */
 #define CD__FAINT_BG 3.0
+/* mm2: a region of the mask this small on a mat that is not pale is a
+ * speck of the mat, not card stock (see cd__open) */
+#define CD__SPECK_MAX 300.0
 /* suits in rules/' order (vision does not depend on rules/) */
 enum { CD__S, CD__H, CD__D, CD__C };
 
@@ -1613,6 +1616,38 @@ static void cd__open(cd__det *d, bool holes)
     cd__morph1(d, t, true);
     cd__morph1(d, t, false);
     cd__morph1(d, t, false);
+    /* Specks: a granite mat's light flecks (sim seeds 970007, 920010)
+     * outlast the opening, a few to a hundred pixels each, all over the
+     * view: they set the survey's box to the whole mat, and the grid's
+     * angle to theirs (none).  Card stock on a mat that is not pale is
+     * one solid region of a card's area or more (a pale mat's lone card
+     * may show by its print and a broken outline: not there). */
+    if (!d->pale) {
+        int *stk = malloc(sizeof *stk * (2 * (size_t)w * h + 4));
+        cd__run *rr = malloc(sizeof *rr * ((size_t)h * (w + 1) / 2 + 1));
+        int small = (int)(CD__SPECK_MAX * d->ppm * d->ppm);
+        if (stk && rr) {
+            memset(t, 0, (size_t)w * h);
+            for (int i0 = 0; i0 < w * h; i0++) {
+                if (cd__zero8(mask, i0, w * h)) {
+                    i0 += 7;
+                    continue;
+                }
+                if (!mask[i0] || t[i0])
+                    continue;
+                int n2 = 0, area = cd__region(mask, 1, w, h, i0, t, 1, stk, rr, &n2);
+                if (area < small)
+                    for (int r = 0; r < n2; r++) {
+                        size_t k = (size_t)rr[r].y * w + rr[r].x0;
+                        size_t len = (size_t)(rr[r].x1 - rr[r].x0 + 1);
+                        memset(mask + k, 0, len);
+                        memset(d->ink + k, 0, len);
+                    }
+            }
+        }
+        free(stk);
+        free(rr);
+    }
     free(t);
     d->nmask = cd__count01(mask, w * h);
 }
@@ -2005,9 +2040,15 @@ static void cd__grid_fit(vis_cards *c, const cd__det *d, cd__grid *g, double for
             const double mu = 0.5 * (umin + 4 + umax), mv = 0.5 * (vmin + 4 + vmax);
             const double pu_ = a_ ? c->cw : c->ch, pv_ = a_ ? c->ch : c->cw;
             const long nu_ = lround(eu_ / pu_), nv_ = lround(ev_ / pv_);
-            if (nu_ >= 1 && nu_ <= 2 && fabs(eu_ - nu_ * pu_) < tol)
+            /* (a silhouette that fills its box: cards alone.  A patch
+             * of a granite mat's specks run into them (a card's size,
+             * ragged, full of holes) would pull the cells onto itself;
+             * a pale mat's broken outline fills little, and it is what
+             * this is for) */
+            const bool full = d->pale || d->nmask >= 0.85 * eu_ * ev_ * d->ppm * d->ppm;
+            if (full && nu_ >= 1 && nu_ <= 2 && fabs(eu_ - nu_ * pu_) < tol)
                 cd__span_phase(a_ ? &phu_a : &phu_b, mu - 0.5 * nu_ * pu_, pu_);
-            if (nv_ >= 1 && nv_ <= 2 && fabs(ev_ - nv_ * pv_) < tol)
+            if (full && nv_ >= 1 && nv_ <= 2 && fabs(ev_ - nv_ * pv_) < tol)
                 cd__span_phase(a_ ? &phv_a : &phv_b, mv - 0.5 * nv_ * pv_, pv_);
         }
         /* a forced angle is the short side's */
