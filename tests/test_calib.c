@@ -383,6 +383,23 @@ static vis_image *far_blurred(vis_image *sharp, double sigma)
     return out;
 }
 
+/* fit puts the corners of each marker it found within tol pixels of
+ * where camera c sees them. */
+static void expect_fit_true(const cam *c, cal_mat m, const cal_mat_fit *fit, double tol)
+{
+    for (int id = 0; id < 4; id++) {
+        vis_point t[4];
+        if (!(fit->found & (1u << id)))
+            continue;
+        cal_mat_marker_corners(m, id, t);
+        for (int k = 0; k < 4; k++) {
+            vis_point want = project(c, t[k].x, t[k].y, 0);
+            vis_point got = vis_homography_apply(fit->table_to_img, t[k]);
+            assert_true(hypot(got.x - want.x, got.y - want.y) < tol);
+        }
+    }
+}
+
 /* A camera steeply tilted and out of focus: the far markers are too
  * small and blurred to decode.  The near two say where the far ones
  * are, and those are found by their pattern, at the right corners.  A
@@ -405,15 +422,7 @@ static void test_locate_blurred_far_markers(void **state)
     assert_true(n >= 2 && n < 4);
     assert_int_equal(cal_mat_locate(det, frame, m, NULL, &fit, &e), 0);
     assert_int_equal(fit.nfound, 4);
-    for (int id = 0; id < 4; id++) {
-        vis_point t[4];
-        cal_mat_marker_corners(m, id, t);
-        for (int k = 0; k < 4; k++) {
-            vis_point want = project(&c, t[k].x, t[k].y, 0);
-            vis_point got = vis_homography_apply(fit.table_to_img, t[k]);
-            assert_true(hypot(got.x - want.x, got.y - want.y) < 0.8);
-        }
-    }
+    expect_fit_true(&c, m, &fit, 0.8);
     vis_image_free(frame);
 
     /* Marker 2 covered: the other far one is still found, 2 is not. */
@@ -467,16 +476,7 @@ static void test_locate_from_one_marker(void **state)
     /* (marker 2, the farthest, may stay too blurred to tell) */
     assert_true(fit.nfound >= 3);
     assert_true(fit.found & 0x1);
-    for (int id = 0; id < 4; id++) {
-        if (!(fit.found & (1u << id)))
-            continue;
-        cal_mat_marker_corners(m, id, t);
-        for (int k = 0; k < 4; k++) {
-            vis_point want = project(&c, t[k].x, t[k].y, 0);
-            vis_point got = vis_homography_apply(fit.table_to_img, t[k]);
-            assert_true(hypot(got.x - want.x, got.y - want.y) < 1.0);
-        }
-    }
+    expect_fit_true(&c, m, &fit, 1.0);
     vis_image_free(frame);
 
     /* the one marker and no other: no mat */

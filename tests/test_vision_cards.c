@@ -1062,6 +1062,24 @@ static void expect_lone_sim_card(unsigned long long seed, int max_moves, int k, 
     free(r);
 }
 
+/* read_sim's frame holds n cards, no hand, whose ranks and suits (bit
+ * per value) are these. */
+static void expect_sim_cards(unsigned long long seed, int max_moves, int k, const char *has,
+                             int n, int ranks, int suits)
+{
+    ref_reading *r = read_sim(seed, max_moves, k, has);
+    int rk = 0, st = 0;
+    assert_false(r->hand);
+    assert_int_equal(r->n, n);
+    for (int i = 0; i < n; i++) {
+        rk |= 1 << r->pieces[i].a;
+        st |= 1 << r->pieces[i].b;
+    }
+    assert_int_equal(rk, ranks);
+    assert_int_equal(st, suits);
+    free(r);
+}
+
 static void test_hand_not_sheen(void **state)
 {
     (void)state;
@@ -1423,16 +1441,7 @@ static void test_glow_on_black_mat(void **state)
 static void test_glow_into_cards(void **state)
 {
     (void)state;
-    ref_reading *r = read_sim(960008, 26, 30, "\"card\":\"9S\"");
-    int ranks = 0;
-    assert_false(r->hand);
-    assert_int_equal(r->n, 2);
-    for (int i = 0; i < 2; i++) {
-        ranks |= 1 << r->pieces[i].a;
-        assert_int_equal(r->pieces[i].b, 0); /* spades */
-    }
-    assert_int_equal(ranks, 1 << 9 | 1 << 11);
-    free(r);
+    expect_sim_cards(960008, 26, 30, "\"card\":\"9S\"", 2, 1 << 9 | 1 << 11, 1 << 0);
 }
 
 /* A spot lamp's pool of light on a mid-grey mat beside a row of three
@@ -1447,17 +1456,9 @@ static void test_glow_into_cards(void **state)
 static void test_spot_pool(void **state)
 {
     (void)state;
-    ref_reading *r = read_sim(970013, 11, 53, "\"card\":\"JC\"");
-    int ranks = 0, suits = 0;
-    assert_false(r->hand);
-    assert_int_equal(r->n, 3);
-    for (int i = 0; i < 3; i++) {
-        ranks |= 1 << r->pieces[i].a;
-        suits |= 1 << r->pieces[i].b;
-    }
-    assert_int_equal(ranks, 1 << 7 | 1 << 10 | 1 << 11);
-    assert_int_equal(suits, 1 << 2 | 1 << 3); /* diamonds, clubs */
-    free(r);
+    /* diamonds and clubs */
+    expect_sim_cards(970013, 11, 53, "\"card\":\"JC\"", 3, 1 << 7 | 1 << 10 | 1 << 11,
+                     1 << 2 | 1 << 3);
 }
 
 /* A KD over a QD, turned by 6 degrees, on a dark granite mat (sim seed
@@ -1470,16 +1471,7 @@ static void test_spot_pool(void **state)
 static void test_granite_specks(void **state)
 {
     (void)state;
-    ref_reading *r = read_sim(970007, 23, 29, "\"card\":\"QD\"");
-    int ranks = 0;
-    assert_false(r->hand);
-    assert_int_equal(r->n, 2);
-    for (int i = 0; i < 2; i++) {
-        ranks |= 1 << r->pieces[i].a;
-        assert_int_equal(r->pieces[i].b, 2); /* diamonds */
-    }
-    assert_int_equal(ranks, 1 << 12 | 1 << 13);
-    free(r);
+    expect_sim_cards(970007, 23, 29, "\"card\":\"QD\"", 2, 1 << 12 | 1 << 13, 1 << 2);
 }
 
 /* Two white cards in a column on a white mat, seen only by their print
