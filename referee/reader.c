@@ -152,8 +152,10 @@ int ref_reader_side(const ref_reader *r, double x_px, double y_px)
 }
 
 /* White balance from the mat's white paper: the ring between each found
- * marker's black square and the edge of its white margin. */
-static void ref__white(const ref_reader *r, const vis_image *img, float gain[3])
+ * marker's black square and the edge of its white margin; and *white,
+ * that paper's brightness (B + G + R; left as it is when fewer than four
+ * samples are in the frame). */
+static void ref__white(const ref_reader *r, const vis_image *img, float gain[3], double *white)
 {
     double sum[3] = {0, 0, 0};
     int n = 0;
@@ -183,6 +185,7 @@ static void ref__white(const ref_reader *r, const vis_image *img, float gain[3])
     }
     if (n < 4)
         return;
+    *white = (sum[0] + sum[1] + sum[2]) / n;
     {
         double grey = (sum[0] + sum[1] + sum[2]) / 3;
         for (int ch = 0; ch < 3; ch++)
@@ -298,7 +301,7 @@ static int ref__prepare(ref_reader *r, const vis_image *frame, ref_reading *out,
     view.mat_w = r->mat.w;
     view.mat_h = r->mat.h;
     view.marker_mm = r->mat.s;
-    ref__white(r, frame, view.gain);
+    ref__white(r, frame, view.gain, &view.white);
     if (!ref__is_cards(r) && cal_mat_camera(&r->fit, lens, view.cam_mm, NULL) == 0 &&
         view.cam_mm[2] > 0)
         view.has_cam = true; /* the cubes' side faces are told by it */

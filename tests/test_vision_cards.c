@@ -1461,6 +1461,18 @@ static void test_spot_pool(void **state)
                      1 << 2 | 1 << 3);
 }
 
+/* ... and a lamp's glow on a black mat beside a lone 8C (sim seed
+ * 960007's sixth frame): its brightest at 120 above the mat (41), three
+ * times the mat's own, so not the faint glow of test_glow_on_black_mat,
+ * and its edge too steep for a ramp; a fifth of the markers' white paper
+ * (515), where white stock is about as bright.  Left in the mask, its
+ * outline turned the grid by 90 degrees and no card was read. */
+static void test_glow_too_dim_for_stock(void **state)
+{
+    (void)state;
+    expect_lone_sim_card(960007, 23, 5, "\"card\":\"8C\"", 8, 3);
+}
+
 /* A KD over a QD, turned by 6 degrees, on a dark granite mat (sim seed
  * 970007's 30th frame): its light flecks, up to a hundred pixels each,
  * outlast the mask's opening all over the view.  They set the survey's
@@ -1512,6 +1524,7 @@ int main(void)
         cmocka_unit_test(test_duplicate),     cmocka_unit_test(test_two_designs),
         cmocka_unit_test(test_rotated_board), cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_suit_shapes),   cmocka_unit_test(test_pale_mat_glare), cmocka_unit_test(test_spot_pool),
+        cmocka_unit_test(test_glow_too_dim_for_stock),
         cmocka_unit_test(test_granite_specks),
         cmocka_unit_test(test_hand),          cmocka_unit_test(test_sim_frame),
         cmocka_unit_test(test_black_mat),     cmocka_unit_test(test_pair_which_way),

@@ -519,6 +519,7 @@ typedef struct cd__det {
     int nmask;
     bool pale;            /* a pale near-neutral mat: card stock found by its outline */
     double mat_c0;        /* the mat's brightness (B + G + R) */
+    double white;         /* the mat's white paper's (vis_view's), 0: unknown */
     unsigned char *glared; /* 1: taken out of the mask as glare (NULL: none) */
 } cd__det;
 
@@ -549,6 +550,7 @@ static int cd__det_make(const vis_image *top, const vis_view *vw, cd__det *d, ba
         return base_err_set(err, BASE_EINVAL, "vis_cards: view of %dx%d pixels is too small",
                             top->width, top->height);
     d->ppm = vw->px_per_mm * d->w / top->width;
+    d->white = vw->white;
     cd__origin(vw, &d->x0, &d->y0);
     /* (a view already at the detection scale is used as it is: the
      * resize would only copy it) */
@@ -1469,14 +1471,19 @@ static void cd__glare(cd__det *d)
         }
         const bool ramp = ns >= d->glare_min && nbright > 0 && ering / nbright < 1.7 * d->tb;
         const bool glow = dark && p90 < d->mat_c0;
-        /* A spot lamp's pool on a mat that is not pale (sim seed 970013:
-         * a plateau a third of a grey mat's brightness above it, its edge
-         * too steep for the ramp above): white stock there is about the
-         * mat's brightness again above it, the pool's brightest under
-         * half of it, and its rim three pixels in well below its top (a
-         * card's is at its top). */
-        const bool pool = !d->pale && ns >= d->glare_min && nbright > 0 &&
-                          p99 < 0.5 * d->mat_c0 && ering / nbright < 0.6 * p90;
+        /* A lamp's pool or glow too steep at its edge for the ramp above
+         * (sim seeds 970013: a plateau a third of a grey mat's brightness
+         * above it; 960007: a glow of three times a black mat's): its rim
+         * three pixels in is well under its top (a card's is at its top),
+         * and it is too dim for white stock: its brightest hundredth under
+         * 0.6 of the mat's white paper round the markers (white stock is
+         * about as bright), or under half the mat's brightness above a
+         * mat that is not pale (white stock there is about the mat's
+         * again above it). */
+        const bool dimmer = (d->white > 0 && p99 + d->mat_c0 < 0.6 * d->white) ||
+                            (!d->pale && p99 < 0.5 * d->mat_c0);
+        const bool pool = ns >= (dark ? 2.0 / 3 : 1) * d->glare_min && nbright > 0 && dimmer &&
+                          ering / nbright < 0.6 * p90;
         /* (a region that is in the mask by its colour or its outline,
          * not by brightness, is not glare) */
         if (nring > 20 && nbright > nring / 2 && (ramp || glow || pool)) {

@@ -35,13 +35,17 @@ typedef struct vis_view {
      * cam_px_per_mm: how finely the camera itself sees the board, which
      *   sets how blurred the symbols are expected to be.
      * dark: the brightness (0..255) below which a pixel is cube body, as a
-     *   survey of the whole view found it. */
+     *   survey of the whole view found it.
+     * white: the brightness (B + G + R) of the mat's white paper round its
+     *   markers, as the view shows it: what white card stock is about in
+     *   this light. */
     bool roi;
     double x0_mm, y0_mm;
     bool has_cam;
     double cam_mm[3];
     double cam_px_per_mm;
     int dark;
+    double white;
     /* frame: the camera frame the view was rectified from, as the camera
      *   delivered it (no lens correction, not cropped: JPEG's 8x8 blocks
      *   start at its pixel (0, 0)), and frame_h the map from table mm on
