@@ -148,6 +148,42 @@ int cal_mat_fit_markers(const vis_marker *markers, int n, cal_mat m, int width, 
     return 0;
 }
 
+/* The affine map from n points tab to img (least squares), as a
+ * homography; BASE_ENOTFOUND when tab's points lie on a line. */
+static int cal__affine(const vis_point *tab, const vis_point *img, int n, vis_homography *out)
+{
+    double mx = 0, my = 0, ix = 0, iy = 0, sxx = 0, sxy = 0, syy = 0, a[2][2] = {{0}};
+    for (int k = 0; k < n; k++) {
+        mx += tab[k].x / n;
+        my += tab[k].y / n;
+        ix += img[k].x / n;
+        iy += img[k].y / n;
+    }
+    for (int k = 0; k < n; k++) {
+        double dx = tab[k].x - mx, dy = tab[k].y - my;
+        double u = img[k].x - ix, v = img[k].y - iy;
+        sxx += dx * dx;
+        sxy += dx * dy;
+        syy += dy * dy;
+        a[0][0] += u * dx;
+        a[0][1] += u * dy;
+        a[1][0] += v * dx;
+        a[1][1] += v * dy;
+    }
+    double det = sxx * syy - sxy * sxy;
+    if (!(fabs(det) > 1e-9))
+        return BASE_ENOTFOUND;
+    double *h = out->m;
+    for (int r = 0; r < 2; r++) {
+        h[3 * r] = (a[r][0] * syy - a[r][1] * sxy) / det;
+        h[3 * r + 1] = (a[r][1] * sxx - a[r][0] * sxy) / det;
+        h[3 * r + 2] = (r ? iy : ix) - h[3 * r] * mx - h[3 * r + 1] * my;
+    }
+    h[6] = h[7] = 0;
+    h[8] = 1;
+    return 0;
+}
+
 /* The table -> image homography from the mat's markers in mk and *found,
  * the ids among them; BASE_ENOTFOUND with none.  One marker's four
  * corners say roughly where to look for the others (a far camera's
@@ -161,41 +197,10 @@ static int cal__rough_fit(const vis_marker *mk, int n, cal_mat m, unsigned *foun
     *found = cal__corners(mk, n, m, img, tab, &np);
     if (np < 4)
         return BASE_ENOTFOUND;
-    if (np == 4) {
-        /* One marker: an affine map, least squares over its corners (the
-         * perspective from a corner's pixel of error over a marker's side
-         * sends the far markers off the frame) */
-        double mx = 0, my = 0, ix = 0, iy = 0, sxx = 0, sxy = 0, syy = 0, a[2][2] = {{0}};
-        for (int k = 0; k < 4; k++) {
-            mx += tab[k].x / 4;
-            my += tab[k].y / 4;
-            ix += img[k].x / 4;
-            iy += img[k].y / 4;
-        }
-        for (int k = 0; k < 4; k++) {
-            double dx = tab[k].x - mx, dy = tab[k].y - my;
-            double u = img[k].x - ix, v = img[k].y - iy;
-            sxx += dx * dx;
-            sxy += dx * dy;
-            syy += dy * dy;
-            a[0][0] += u * dx;
-            a[0][1] += u * dy;
-            a[1][0] += v * dx;
-            a[1][1] += v * dy;
-        }
-        double det = sxx * syy - sxy * sxy;
-        if (!(fabs(det) > 1e-9))
-            return BASE_ENOTFOUND;
-        double *h = table_to_img->m;
-        for (int r = 0; r < 2; r++) {
-            h[3 * r] = (a[r][0] * syy - a[r][1] * sxy) / det;
-            h[3 * r + 1] = (a[r][1] * sxx - a[r][0] * sxy) / det;
-            h[3 * r + 2] = (r ? iy : ix) - h[3 * r] * mx - h[3 * r + 1] * my;
-        }
-        h[6] = h[7] = 0;
-        h[8] = 1;
-        return 0;
-    }
+    /* One marker: an affine map (the perspective from a corner's pixel
+     * of error over a marker's side sends the far markers off the frame) */
+    if (np == 4)
+        return cal__affine(tab, img, np, table_to_img);
     return vis_find_homography(tab, img, np, VIS_HOMOGRAPHY_LSQ, 0, NULL, table_to_img, NULL);
 }
 
@@ -227,8 +232,8 @@ static int cal__find_one(vis_aruco *det, const vis_image *img, cal_mat m, int id
     /* Two markers along one edge say little about the far edge's
      * perspective: a wide window, enlarged so the marker is ~90 px. */
     margin = fmax(1.5 * side, 24);
-    /* One marker's corners, a pixel or two across, put a marker ten
-     * sides away tens of pixels off (its perspective above all) */
+    /* (one marker's map, its corners each a pixel or so off and no
+     * perspective, puts a marker ten sides away tens of pixels off) */
     if (one)
         margin = fmax(margin, CAL__ONE_REACH * hypot(0.5 * (x0 + x1) - one->x,
                                                      0.5 * (y0 + y1) - one->y));
