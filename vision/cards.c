@@ -1577,9 +1577,11 @@ static void cd__open(cd__det *d, bool holes)
      * silhouette gets rings and holes; whatever the outside cannot reach
      * is card. */
     int w = d->w, h = d->h, nr = 0;
-    int *stack = holes ? malloc(sizeof *stack * (2 * (size_t)w * h + 4)) : NULL;
-    cd__run *runs = holes ? malloc(sizeof *runs * ((size_t)h * (w + 1) / 2 + 1)) : NULL;
-    if (stack && runs) {
+    /* (the fills' room: the holes', and the specks' below) */
+    const bool fills = holes || !d->pale;
+    int *stack = fills ? malloc(sizeof *stack * (2 * (size_t)w * h + 4)) : NULL;
+    cd__run *runs = fills ? malloc(sizeof *runs * ((size_t)h * (w + 1) / 2 + 1)) : NULL;
+    if (holes && stack && runs) {
         /* the outside: what the view's border reaches */
         memset(t, 0, (size_t)w * h);
         for (int y = 0; y < h; y++)
@@ -1617,8 +1619,6 @@ static void cd__open(cd__det *d, bool holes)
         for (int i = 0; i < w * h; i++)
             mask[i] = t[i] != 1;
     }
-    free(stack);
-    free(runs);
     cd__morph1(d, t, true);
     cd__morph1(d, t, true);
     cd__morph1(d, t, false);
@@ -1629,32 +1629,29 @@ static void cd__open(cd__det *d, bool holes)
      * angle to theirs (none).  Card stock on a mat that is not pale is
      * one solid region of a card's area or more (a pale mat's lone card
      * may show by its print and a broken outline: not there). */
-    if (!d->pale) {
-        int *stk = malloc(sizeof *stk * (2 * (size_t)w * h + 4));
-        cd__run *rr = malloc(sizeof *rr * ((size_t)h * (w + 1) / 2 + 1));
+    if (!d->pale && stack && runs) {
         int small = (int)(CD__SPECK_MAX * d->ppm * d->ppm);
-        if (stk && rr) {
-            memset(t, 0, (size_t)w * h);
-            for (int i0 = 0; i0 < w * h; i0++) {
-                if (cd__zero8(mask, i0, w * h)) {
-                    i0 += 7;
-                    continue;
-                }
-                if (!mask[i0] || t[i0])
-                    continue;
-                int n2 = 0, area = cd__region(mask, 1, w, h, i0, t, 1, stk, rr, &n2);
-                if (area < small)
-                    for (int r = 0; r < n2; r++) {
-                        size_t k = (size_t)rr[r].y * w + rr[r].x0;
-                        size_t len = (size_t)(rr[r].x1 - rr[r].x0 + 1);
-                        memset(mask + k, 0, len);
-                        memset(d->ink + k, 0, len);
-                    }
+        memset(t, 0, (size_t)w * h);
+        for (int i0 = 0; i0 < w * h; i0++) {
+            if (cd__zero8(mask, i0, w * h)) {
+                i0 += 7;
+                continue;
             }
+            if (!mask[i0] || t[i0])
+                continue;
+            nr = 0;
+            int area = cd__region(mask, 1, w, h, i0, t, 1, stack, runs, &nr);
+            if (area < small)
+                for (int r = 0; r < nr; r++) {
+                    size_t k = (size_t)runs[r].y * w + runs[r].x0;
+                    size_t len = (size_t)(runs[r].x1 - runs[r].x0 + 1);
+                    memset(mask + k, 0, len);
+                    memset(d->ink + k, 0, len);
+                }
         }
-        free(stk);
-        free(rr);
     }
+    free(stack);
+    free(runs);
     free(t);
     d->nmask = cd__count01(mask, w * h);
 }
