@@ -1443,12 +1443,8 @@ static void cd__glare(cd__det *d)
                 }
             }
         }
-        /* On a dark mat card stock is several times as bright as the mat;
-         * a lamp's hot spot there is a glow: its bright tenth is less
-         * than the mat's own brightness above the mat (its rim three
-         * pixels in may be above 1.7 times the noise of a clean black
-         * mat: sim seed 950313, whose lone 9C and hot spot made one grid,
-         * turned by 90 degrees) */
+        /* the region's bright tenth and brightest hundredth above the
+         * mat (its print left out), for the tests below */
         double p90 = 0, p99 = 0;
         if (nbright > 0) {
             int hist[256] = {0}, nh = 0;
@@ -1470,6 +1466,12 @@ static void cd__glare(cd__det *d)
             }
         }
         const bool ramp = ns >= d->glare_min && nbright > 0 && ering / nbright < 1.7 * d->tb;
+        /* On a dark mat card stock is several times as bright as the mat;
+         * a lamp's hot spot there is a glow: its bright tenth is less
+         * than the mat's own brightness above the mat (its rim three
+         * pixels in may be above 1.7 times the noise of a clean black
+         * mat: sim seed 950313, whose lone 9C and hot spot made one grid,
+         * turned by 90 degrees) */
         const bool glow = dark && p90 < d->mat_c0;
         /* A lamp's pool or glow too steep at its edge for the ramp above
          * (sim seeds 970013: a plateau a third of a grey mat's brightness
@@ -3465,19 +3467,6 @@ static int cd__along_side(const cd__patch *p, const cd__blob *b)
     return r;
 }
 
-/* The court figure's headgear, the picture's cross-check of the index
- * letter, which is 4-7 camera pixels tall on a table seen whole and often
- * a blob that reads as any of J Q K.  The figure wears, above its head
- * (13.5-23 mm down from the card's top edge, the middle 16 mm; the turned
- * half alike from the bottom edge): the king a tall crown, the queen a
- * low coronet, the jack a dark cap.  What survives any blur is the mass
- * of each: gold (cd__yellow, on paper-balanced colour) over the
- * picture's own ground or the face's colour, whichever is yellower, and
- * dark (the brightest channel below the ground's), summed in mm2.  A bright patch of light or a shadow over one half makes a dark
- * mass there alone: the dark mass is the lesser half's, twice.  Returns
- * 11, 12 or 13 when the headgear is one of the three plainly, 0 when the
- * picture shows none of them (a design that dresses its figures otherwise:
- * the index decides alone). */
 /* Pixel q's colour balanced on paper (pb, pg, pr) as *b, *g, *r; returns
  * its yellow: the lesser of red and green above blue. */
 static inline double cd__yellow(const unsigned char *q, double pb, double pg, double pr, double *b,
@@ -3489,6 +3478,20 @@ static inline double cd__yellow(const unsigned char *q, double pb, double pg, do
     return fmin(*r, *g) - *b;
 }
 
+/* The court figure's headgear, the picture's cross-check of the index
+ * letter, which is 4-7 camera pixels tall on a table seen whole and often
+ * a blob that reads as any of J Q K.  The figure wears, above its head
+ * (13.5-23 mm down from the card's top edge, the middle 16 mm; the turned
+ * half alike from the bottom edge): the king a tall crown, the queen a
+ * low coronet, the jack a dark cap.  What survives any blur is the mass
+ * of each: gold (cd__yellow, on paper-balanced colour) over the
+ * picture's own ground or the face's colour, whichever is yellower, and
+ * dark (the brightest channel below the ground's), summed in mm2.  A
+ * bright patch of light or a shadow over one half makes a dark mass there
+ * alone: the dark mass is the lesser half's, twice.  Returns 11, 12 or 13
+ * when the headgear is one of the three plainly, 0 when the picture shows
+ * none of them (a design that dresses its figures otherwise: the index
+ * decides alone). */
 static int cd__headgear(const cd__patch *p)
 {
     const double P = CD__PPM;
