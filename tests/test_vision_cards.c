@@ -1486,6 +1486,17 @@ static void test_granite_specks(void **state)
     expect_sim_cards(970007, 23, 29, "\"card\":\"QD\"", 2, 1 << 12 | 1 << 13, 1 << 2);
 }
 
+/* A QH beside a 5H and a 4H, seen by a far camera (0.7 px/mm; sim seed
+ * 1100012's 42nd frame): the index letter, four pixels tall, looks more
+ * like a J (0.64 sure), while the figure wears the queen's coronet
+ * plainly (gold 12-31 mm2).  A letter under 0.7 gives way to a plain
+ * headgear; it was read as a JH. */
+static void test_letter_yields_to_coronet(void **state)
+{
+    (void)state;
+    expect_sim_cards(1100012, 8, 41, "\"card\":\"QH\"", 3, 1 << 12 | 1 << 5 | 1 << 4, 1 << 1);
+}
+
 /* Two white cards in a column on a white mat, seen only by their print
  * and their long sides (their short sides and the seam lost in the
  * blur, as a far camera sees a pale deck on a pale mat: sim seed
@@ -1525,7 +1536,7 @@ int main(void)
         cmocka_unit_test(test_rotated_board), cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_suit_shapes),   cmocka_unit_test(test_pale_mat_glare),
         cmocka_unit_test(test_spot_pool),     cmocka_unit_test(test_glow_too_dim_for_stock),
-        cmocka_unit_test(test_granite_specks),
+        cmocka_unit_test(test_granite_specks), cmocka_unit_test(test_letter_yields_to_coronet),
         cmocka_unit_test(test_hand),          cmocka_unit_test(test_sim_frame),
         cmocka_unit_test(test_black_mat),     cmocka_unit_test(test_pair_which_way),
         cmocka_unit_test(test_speckled_table), cmocka_unit_test(test_court_letters),
