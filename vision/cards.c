@@ -102,6 +102,9 @@
 /* mm2: a region of the mask this small on a mat that is not pale is a
  * speck of the mat, not card stock (see cd__open) */
 #define CD__SPECK_MAX 300.0
+/* a region of the mask on a pale mat with fewer sharp steps in it than
+ * this share of its rim's length is blank: no card (see cd__open) */
+#define CD__BLANK_STEPS 0.05
 /* suits in rules/' order (vision does not depend on rules/) */
 enum { CD__S, CD__H, CD__D, CD__C };
 
@@ -1630,8 +1633,15 @@ static void cd__open(cd__det *d, bool holes)
      * view: they set the survey's box to the whole mat, and the grid's
      * angle to theirs (none).  Card stock on a mat that is not pale is
      * one solid region of a card's area or more (a pale mat's lone card
-     * may show by its print and a broken outline: not there). */
-    if (!d->pale && stack && runs) {
+     * may show by its print and a broken outline: not there).
+     * Blank patches: on a pale mat, a region with fewer sharp steps in it
+     * than a twentieth of its rim's length is none of the cards' (a
+     * card's outline is a step wherever it shows, and its print is all
+     * steps): the mat's model misfit at its far edges, a patch of shade
+     * (sim seed 1100009: blocks of the corners under a camera tilted by
+     * 37 degrees, with no step in 1400 rim pixels, set the grid's angle
+     * and phase, and the lone card in the middle was read as none). */
+    if (stack && runs) {
         int small = (int)(CD__SPECK_MAX * d->ppm * d->ppm);
         memset(t, 0, (size_t)w * h);
         for (int i0 = 0; i0 < w * h; i0++) {
@@ -1642,8 +1652,17 @@ static void cd__open(cd__det *d, bool holes)
             if (!mask[i0] || t[i0])
                 continue;
             nr = 0;
-            int area = cd__region(mask, 1, w, h, i0, t, 1, stack, runs, &nr);
-            if (area < small)
+            int area = cd__region(mask, 1, w, h, i0, t, 1, stack, runs, &nr), nrim = 0, nstep = 0;
+            for (int r = 0; d->pale && r < nr; r++) {
+                int y = runs[r].y;
+                for (int x = runs[r].x0; x <= runs[r].x1; x++) {
+                    int k = y * w + x;
+                    nstep += edge[k];
+                    nrim += x == 0 || y == 0 || x == w - 1 || y == h - 1 || !mask[k - 1] ||
+                            !mask[k + 1] || !mask[k - w] || !mask[k + w];
+                }
+            }
+            if (d->pale ? nstep <= CD__BLANK_STEPS * nrim : area < small)
                 for (int r = 0; r < nr; r++) {
                     size_t k = (size_t)runs[r].y * w + runs[r].x0;
                     size_t len = (size_t)(runs[r].x1 - runs[r].x0 + 1);
