@@ -23,7 +23,8 @@
  * --readings writes every frame's reading in full to FILE (each piece's
  * cell, rank, suit, face, conf, runner-ups and place, floats in hex): a
  * change meant to leave the readings alone is checked by comparing two
- * such files byte for byte (-v names only the cards read wrong). */
+ * such files byte for byte (-v names only the cards read wrong, and
+ * after the summary the slowest frames: where the time goes). */
 #define _XOPEN_SOURCE 700
 #include <math.h>
 #include <stdio.h>
@@ -41,6 +42,24 @@
 #include "sim.h"
 
 #define SEED0 910000
+#define NSLOW 5 /* the slowest frames -v names */
+
+typedef struct slow {
+    double ms;
+    unsigned long long seed;
+    int frame;
+} slow;
+
+/* Keeps the NSLOW slowest frames in sl, slowest first. */
+static void slow_add(slow *sl, double ms, unsigned long long seed, int frame)
+{
+    int i = NSLOW - 1;
+    if (ms <= sl[i].ms)
+        return;
+    for (; i > 0 && ms > sl[i - 1].ms; i--)
+        sl[i] = sl[i - 1];
+    sl[i] = (slow){ms, seed, frame};
+}
 
 typedef struct cmp {
     int matched, rank_ok, suit_ok, fp, fn;
@@ -155,6 +174,7 @@ int main(int argc, char **argv)
     double ms = 0;
     band by_ppm = {"px/mm", 5, {0.6, 0.8, 1.0, 1.25, 1.5}, {0}, {0}};
     cmp c;
+    slow sl[NSLOW] = {{0}};
     base_err e;
     ref_reader *reader = NULL;
     vis_cards_reading *rd = malloc(sizeof *rd);
@@ -355,6 +375,7 @@ int main(int argc, char **argv)
             }
             frames++;
             ms += dt;
+            slow_add(sl, dt, seed, k);
             if (rc != 0) {
                 errors++;
                 c.fn += nt;
@@ -408,6 +429,13 @@ int main(int argc, char **argv)
            exact >= 0.99 * frames ? "PASS" : "MISS");
     printf("time: %.2f ms CPU per frame (target < 15 ms) %s\n", frames ? ms / frames : 0,
            frames && ms / frames < 15 ? "PASS" : "MISS");
+    if (verbose) {
+        printf("slowest frames:");
+        for (int i = 0; i < NSLOW && sl[i].ms > 0; i++)
+            printf("%s seed %llu frame %d %.1f ms", i ? "," : "", sl[i].seed, sl[i].frame,
+                   sl[i].ms);
+        printf("\n");
+    }
     ref_reader_free(reader);
     free(rd);
     if (rdout)
