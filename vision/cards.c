@@ -328,6 +328,10 @@ static bool cd__warp(const vis_cards *c, const vis_image *src, vis_homography hi
                     sy = sy < -32768 ? -32768 : sy > 32767 ? 32767 : sy;
                 }
                 const short *wt = c->wtab + 4 * ((Y & 31) * 32 + (X & 31));
+                /* (the pixel's three bytes in locals, balanced and stored
+                 * once: through d, each store would be read back for the
+                 * lut, the compiler not knowing lut and d apart) */
+                unsigned v0, v1, v2;
                 if ((unsigned)sx < w1 && (unsigned)sy < h1) {
                     const unsigned char *p = sd + (size_t)sy * sstride + 3 * (size_t)sx;
                     const unsigned char *q = p + sstride;
@@ -351,9 +355,9 @@ static bool cd__warp(const vis_cards *c, const vis_image *src, vis_homography hi
                         sum = _mm_srli_epi32(_mm_add_epi32(sum, _mm_set1_epi32(1 << 14)), 15);
                         sum = _mm_packs_epi32(sum, sum);
                         uint32_t v = (uint32_t)_mm_cvtsi128_si32(_mm_packus_epi16(sum, sum));
-                        d[0] = (unsigned char)v;
-                        d[1] = (unsigned char)(v >> 8);
-                        d[2] = (unsigned char)(v >> 16);
+                        v0 = v & 255;
+                        v1 = v >> 8 & 255;
+                        v2 = v >> 16 & 255;
                         goto balance;
                     }
 #endif
@@ -367,15 +371,16 @@ static bool cd__warp(const vis_cards *c, const vis_image *src, vis_homography hi
                                   ((uint64_t)q[3] | (uint64_t)q[5] << 32) * wf +
                                   ((uint64_t)1 << 14 | (uint64_t)1 << 46);
                     uint32_t g = (uint32_t)(p[1] * wa + p[4] * wb + q[1] * we + q[4] * wf + (1 << 14));
-                    d[0] = (unsigned char)(br >> 15);
-                    d[1] = (unsigned char)(g >> 15);
-                    d[2] = (unsigned char)(br >> 47);
+                    v0 = (unsigned char)(br >> 15);
+                    v1 = (unsigned char)(g >> 15);
+                    v2 = (unsigned char)(br >> 47);
                 } else if (sx >= sw || sx + 1 < 0 || sy >= sh || sy + 1 < 0) {
-                    d[0] = d[1] = d[2] = 0;
+                    v0 = v1 = v2 = 0;
                 } else {
                     /* on the view's border: what lies outside is black */
                     bool in[4] = {sx >= 0 && sy >= 0, sx + 1 < sw && sy >= 0,
                                   sx >= 0 && sy + 1 < sh, sx + 1 < sw && sy + 1 < sh};
+                    unsigned o[3];
                     for (int ch = 0; ch < 3; ch++) {
                         int v[4];
                         for (int t = 0; t < 4; t++)
@@ -384,17 +389,23 @@ static bool cd__warp(const vis_cards *c, const vis_image *src, vis_homography hi
                                          : 0;
                         int r = (v[0] * wt[0] + v[1] * wt[1] + v[2] * wt[2] + v[3] * wt[3] +
                                  (1 << 14)) >> 15;
-                        d[ch] = (unsigned char)(r < 0 ? 0 : r > 255 ? 255 : r);
+                        o[ch] = (unsigned char)(r < 0 ? 0 : r > 255 ? 255 : r);
                     }
+                    v0 = o[0];
+                    v1 = o[1];
+                    v2 = o[2];
                 }
 #ifdef __SSE2__
             balance:
 #endif
                 if (lut) {
-                    d[0] = lut[0][d[0]];
-                    d[1] = lut[1][d[1]];
-                    d[2] = lut[2][d[2]];
+                    v0 = lut[0][v0];
+                    v1 = lut[1][v1];
+                    v2 = lut[2][v2];
                 }
+                d[0] = (unsigned char)v0;
+                d[1] = (unsigned char)v1;
+                d[2] = (unsigned char)v2;
             }
             xs = xe;
         }
