@@ -2480,9 +2480,13 @@ static void cd__ink(cd__patch *p, double *paper_frac, double *paper_sat)
     {
         unsigned char *pink = p->ink;
         int *restrict cn = cnt;
+        /* (only the side columns are counted: the test is theirs) */
+        const int xl = band < w ? band : w, xr = w - band > xl ? w - band : xl;
         for (int y = 0; y < h; y++) {
             const unsigned char *restrict ink = pink + (size_t)y * w;
-            for (int x = 0; x < w; x++)
+            for (int x = 0; x < xl; x++)
+                cn[x] += ink[x] == 1;
+            for (int x = xr; x < w; x++)
                 cn[x] += ink[x] == 1;
         }
         /* (the test is per column: only the side columns that are lines
@@ -2549,12 +2553,15 @@ static void cd__ink(cd__patch *p, double *paper_frac, double *paper_sat)
             if (y - j0 < minrun)
                 continue;
             for (int t = j0; t < y; t++) {
-                /* thickness across the run at row t */
+                /* thickness across the run at row t (the walk stops once
+                 * it is over thick: a thick shape's rows are long) */
                 const unsigned char *r = ink + (size_t)t * w;
                 int a = x, e = x;
                 while (a > 0 && r[a - 1] == 1 && x - a <= thick)
                     a--;
-                while (e < w - 1 && r[e + 1] == 1 && e - x <= thick)
+                if (x - a + 1 > thick)
+                    continue;
+                while (e < w - 1 && r[e + 1] == 1 && e - a + 1 <= thick)
                     e++;
                 if (e - a + 1 <= thick)
                     memset(mark + (size_t)t * w + a, 1, (size_t)(e - a + 1));
@@ -2565,7 +2572,12 @@ static void cd__ink(cd__patch *p, double *paper_frac, double *paper_sat)
         int x = 0;
         while (x < w) {
             if (r[x] != 1) {
-                x++;
+                uint64_t u;
+                /* (eight pixels at a time where none is 1) */
+                if (x + 8 <= w && (memcpy(&u, r + x, 8), (u & ones) == 0))
+                    x += 8;
+                else
+                    x++;
                 continue;
             }
             int x0 = x;
@@ -2574,11 +2586,13 @@ static void cd__ink(cd__patch *p, double *paper_frac, double *paper_sat)
             if (x - x0 < minrun)
                 continue;
             for (int t = x0; t < x; t++) {
-                /* thickness across the run at column t */
+                /* thickness across the run at column t (as above) */
                 int a = y, e = y;
                 while (a > 0 && ink[(a - 1) * w + t] == 1 && y - a <= thick)
                     a--;
-                while (e < h - 1 && ink[(e + 1) * w + t] == 1 && e - y <= thick)
+                if (y - a + 1 > thick)
+                    continue;
+                while (e < h - 1 && ink[(e + 1) * w + t] == 1 && e - a + 1 <= thick)
                     e++;
                 if (e - a + 1 <= thick)
                     for (int q = a; q <= e; q++)
