@@ -2581,10 +2581,21 @@ static void cd__ink(cd__patch *p, double *paper_frac, double *paper_sat)
      * that neither starts nor ends a run is passed over at once (ink is
      * 0, 1 or 2: bit 0 is "ink == 1") */
     unsigned char *act = calloc((size_t)w + 8, 1);
-    if (!act) {
+    /* per row (the columns' runs), then per column (the rows' runs): a
+     * span of ink known to be thicker than a line across them, from l to
+     * r: a pixel of ink in it or next to it is in a thick run at once (a
+     * thick shape's columns come one after another) */
+    int *spl = malloc(sizeof *spl * 2 * ((size_t)w + h)), *spr = spl + w + h;
+    if (!act || !spl) {
+        free(act);
+        free(spl);
         free(cnt);
         free(mark);
         return;
+    }
+    for (int i = 0; i < w + h; i++) {
+        spl[i] = 1 << 30;
+        spr[i] = -(1 << 30);
     }
     for (int x = 0; x < w; x++)
         cnt[x] = -1;
@@ -2616,15 +2627,26 @@ static void cd__ink(cd__patch *p, double *paper_frac, double *paper_sat)
                 /* thickness across the run at row t (the walk stops once
                  * it is over thick: a thick shape's rows are long) */
                 const unsigned char *r = ink + (size_t)t * w;
+                if (spl[t] <= x && x <= spr[t] + 1) {
+                    spr[t] = x > spr[t] ? x : spr[t];
+                    continue;
+                }
                 int a = x, e = x;
                 while (a > 0 && r[a - 1] == 1 && x - a <= thick)
                     a--;
-                if (x - a + 1 > thick)
+                if (x - a + 1 > thick) {
+                    spl[t] = a;
+                    spr[t] = x;
                     continue;
+                }
                 while (e < w - 1 && r[e + 1] == 1 && e - a + 1 <= thick)
                     e++;
                 if (e - a + 1 <= thick)
                     memset(mark + (size_t)t * w + a, 1, (size_t)(e - a + 1));
+                else {
+                    spl[t] = a;
+                    spr[t] = e;
+                }
             }
         }
     for (int y = 0; y < h; y++) {
@@ -2647,16 +2669,28 @@ static void cd__ink(cd__patch *p, double *paper_frac, double *paper_sat)
                 continue;
             for (int t = x0; t < x; t++) {
                 /* thickness across the run at column t (as above) */
+                int *cl = spl + h + t, *cr = spr + h + t;
+                if (*cl <= y && y <= *cr + 1) {
+                    *cr = y > *cr ? y : *cr;
+                    continue;
+                }
                 int a = y, e = y;
                 while (a > 0 && ink[(a - 1) * w + t] == 1 && y - a <= thick)
                     a--;
-                if (y - a + 1 > thick)
+                if (y - a + 1 > thick) {
+                    *cl = a;
+                    *cr = y;
                     continue;
+                }
                 while (e < h - 1 && ink[(e + 1) * w + t] == 1 && e - a + 1 <= thick)
                     e++;
                 if (e - a + 1 <= thick)
                     for (int q = a; q <= e; q++)
                         mark[q * w + t] = 1;
+                else {
+                    *cl = a;
+                    *cr = e;
+                }
             }
         }
     }
@@ -2669,6 +2703,7 @@ static void cd__ink(cd__patch *p, double *paper_frac, double *paper_sat)
         if (mark[i])
             pink[i] = 2;
     }
+    free(spl);
     free(act);
     free(mark);
     free(cnt);
