@@ -314,6 +314,62 @@ static bool cd__warp(const vis_cards *c, const vis_image *src, vis_homography hi
             if (safe) {
                 const cd__v2d vX0 = {X0, X0}, vY0 = {Y0, Y0}, vM0 = {M[0], M[0]},
                               vM3 = {M[3], M[3]}, vW = {W, W}, vmg = {magic, magic};
+#ifdef __SSE2__
+                /* A block whose samples all lie inside the view (their
+                 * positions are monotonic along the row: its ends tell)
+                 * goes two pixels at a time, their positions made as they
+                 * are used, with no test per pixel: most blocks. */
+                const int xa = cd__rint(ea) >> 5, xz = cd__rint(eb) >> 5;
+                const int ya = cd__rint(fa) >> 5, yz = cd__rint(fb) >> 5;
+                const int xl = xa < xz ? xa : xz, xh = xa < xz ? xz : xa;
+                const int yl = ya < yz ? ya : yz, yh = ya < yz ? yz : ya;
+                if (n > 0 && xl >= 0 && yl >= 0 && (unsigned)xh < w1 && (unsigned)yh < h1 &&
+                    sd + (size_t)(yh + 1) * sstride + 3 * (size_t)xh + 8 <= send) {
+                    unsigned char *const dn = d + 3 * (size_t)n;
+                    const cd__v2d two = {2, 2};
+                    cd__v2d xi = {(double)(xs - xb), (double)(xs - xb + 1)};
+                    for (int k = 0; k < n; k += 2, d += 6, xi += two) {
+                        cd__v2d fX = (vX0 + vM0 * xi) * vW, fY = (vY0 + vM3 * xi) * vW;
+                        fX = (fX + vmg) - vmg;
+                        fY = (fY + vmg) - vmg;
+                        cd__v2i iX = __builtin_convertvector(fX, cd__v2i);
+                        cd__v2i iY = __builtin_convertvector(fY, cd__v2i);
+                        /* (an odd block's last pixel twice: stored once) */
+                        const bool pair = k + 1 < n;
+                        const int XA = iX[0], YA = iY[0];
+                        const int XB = pair ? iX[1] : XA, YB = pair ? iY[1] : YA;
+                        __m128i sa = cd__bilin(sd + (size_t)(YA >> 5) * sstride + 3 * (size_t)(XA >> 5),
+                                               sstride, c->wtab8 + 8 * ((YA & 31) * 32 + (XA & 31)));
+                        __m128i sb = cd__bilin(sd + (size_t)(YB >> 5) * sstride + 3 * (size_t)(XB >> 5),
+                                               sstride, c->wtab8 + 8 * ((YB & 31) * 32 + (XB & 31)));
+                        __m128i pk = _mm_packs_epi32(sa, sb);
+                        pk = _mm_packus_epi16(pk, pk);
+                        uint32_t va = (uint32_t)_mm_cvtsi128_si32(pk);
+                        uint32_t vb = (uint32_t)_mm_cvtsi128_si32(_mm_srli_si128(pk, 4));
+                        unsigned v0 = va & 255, v1 = va >> 8 & 255, v2 = va >> 16 & 255;
+                        unsigned v3 = vb & 255, v4 = vb >> 8 & 255, v5 = vb >> 16 & 255;
+                        if (lut) {
+                            v0 = lut[0][v0];
+                            v1 = lut[1][v1];
+                            v2 = lut[2][v2];
+                            v3 = lut[0][v3];
+                            v4 = lut[1][v4];
+                            v5 = lut[2][v5];
+                        }
+                        d[0] = (unsigned char)v0;
+                        d[1] = (unsigned char)v1;
+                        d[2] = (unsigned char)v2;
+                        if (!pair)
+                            break;
+                        d[3] = (unsigned char)v3;
+                        d[4] = (unsigned char)v4;
+                        d[5] = (unsigned char)v5;
+                    }
+                    d = dn;
+                    xs = xe;
+                    continue;
+                }
+#endif
                 int k = 0;
                 for (; k + 2 <= n; k += 2) {
                     const cd__v2d xi = {(double)(xs - xb + k), (double)(xs - xb + k + 1)};
@@ -342,56 +398,6 @@ static bool cd__warp(const vis_cards *c, const vis_image *src, vis_homography hi
                     XY[2 * k + 1] = cd__rint(fY);
                 }
             }
-#ifdef __SSE2__
-            /* A block whose samples all lie inside the view (their
-             * positions are monotonic along the row: its ends tell) goes
-             * two pixels at a time, with no test per pixel: most blocks. */
-            if (safe && n > 0) {
-                const int xa = XY[0] >> 5, ya = XY[1] >> 5;
-                const int xz = XY[2 * (n - 1)] >> 5, yz = XY[2 * (n - 1) + 1] >> 5;
-                const int xl = xa < xz ? xa : xz, xh = xa < xz ? xz : xa;
-                const int yl = ya < yz ? ya : yz, yh = ya < yz ? yz : ya;
-                if (xl >= 0 && yl >= 0 && (unsigned)xh < w1 && (unsigned)yh < h1 &&
-                    sd + (size_t)(yh + 1) * sstride + 3 * (size_t)xh + 8 <= send) {
-                    unsigned char *const dn = d + 3 * (size_t)n;
-                    for (int k = 0; k < n; k += 2, d += 6) {
-                        const int XA = XY[2 * k], YA = XY[2 * k + 1];
-                        /* (an odd block's last pixel twice: stored once) */
-                        const int kb = k + 1 < n ? k + 1 : k;
-                        const int XB = XY[2 * kb], YB = XY[2 * kb + 1];
-                        __m128i sa = cd__bilin(sd + (size_t)(YA >> 5) * sstride + 3 * (size_t)(XA >> 5),
-                                               sstride, c->wtab8 + 8 * ((YA & 31) * 32 + (XA & 31)));
-                        __m128i sb = cd__bilin(sd + (size_t)(YB >> 5) * sstride + 3 * (size_t)(XB >> 5),
-                                               sstride, c->wtab8 + 8 * ((YB & 31) * 32 + (XB & 31)));
-                        __m128i pk = _mm_packs_epi32(sa, sb);
-                        pk = _mm_packus_epi16(pk, pk);
-                        uint32_t va = (uint32_t)_mm_cvtsi128_si32(pk);
-                        uint32_t vb = (uint32_t)_mm_cvtsi128_si32(_mm_srli_si128(pk, 4));
-                        unsigned v0 = va & 255, v1 = va >> 8 & 255, v2 = va >> 16 & 255;
-                        unsigned v3 = vb & 255, v4 = vb >> 8 & 255, v5 = vb >> 16 & 255;
-                        if (lut) {
-                            v0 = lut[0][v0];
-                            v1 = lut[1][v1];
-                            v2 = lut[2][v2];
-                            v3 = lut[0][v3];
-                            v4 = lut[1][v4];
-                            v5 = lut[2][v5];
-                        }
-                        d[0] = (unsigned char)v0;
-                        d[1] = (unsigned char)v1;
-                        d[2] = (unsigned char)v2;
-                        if (kb == k)
-                            break;
-                        d[3] = (unsigned char)v3;
-                        d[4] = (unsigned char)v4;
-                        d[5] = (unsigned char)v5;
-                    }
-                    d = dn;
-                    xs = xe;
-                    continue;
-                }
-            }
-#endif
             for (int k = 0; k < n; k++, d += 3) {
                 const int X = XY[2 * k], Y = XY[2 * k + 1];
                 int sx = X >> 5, sy = Y >> 5;
