@@ -2761,7 +2761,9 @@ static void cd__blobs(cd__patch *p)
             if (x > 0 && y > 0 && x < w - 1 && y < h - 1) {
                 for (int t = 0; t < 9; t++) {
                     int j = k + off[t];
-                    if (ink[j] >= 1 && lab[j] < 0 && (ink[j] == 1 || strong)) {
+                    /* (the label first: inside a blob most neighbours
+                     * are labelled already) */
+                    if (lab[j] < 0 && ink[j] >= 1 && (ink[j] == 1 || strong)) {
                         lab[j] = id;
                         pix[np++] = j;
                     }
