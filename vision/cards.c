@@ -4448,6 +4448,10 @@ static int cd__read_cells(vis_cards *c, const vis_image *top, const vis_view *vw
             for (int xe = xs - 2 < d.w ? (int)(xs - 2) : d.w; x < xe; x++, u += du, v += dv)
                 ;
         }
+        /* (the sums of the cell the row is in held in locals, written
+         * back when it leaves the cell: the same additions in the same
+         * order, without each pixel's waiting for the last one's stores) */
+        double *cell = NULL, a0 = 0, a1 = 0, a2 = 0, a3 = 0, a4 = 0, a5 = 0;
         for (bool run = false; x < d.w; x++, u += du, v += dv) {
             int ku = cd__ifloor(u * ipu), kv = cd__ifloor(v * ipv);
             if (ku < kumin || ku > kumax || kv < kvmin || kv > kvmax) {
@@ -4458,21 +4462,46 @@ static int cd__read_cells(vis_cards *c, const vis_image *top, const vis_view *vw
             run = true;
             double fu = u - ku * g.pu, fv = v - kv * g.pv;
             double *a = acc + 6 * ((kv - kvmin) * nu + (ku - kumin));
+            if (a != cell) {
+                if (cell) {
+                    cell[0] = a0;
+                    cell[1] = a1;
+                    cell[2] = a2;
+                    cell[3] = a3;
+                    cell[4] = a4;
+                    cell[5] = a5;
+                }
+                cell = a;
+                a0 = a[0];
+                a1 = a[1];
+                a2 = a[2];
+                a3 = a[3];
+                a4 = a[4];
+                a5 = a[5];
+            }
             /* print: ink, or a dark spot in the silhouette (black pips on
              * a black mat are blurred to a grey brighter than the mat at
              * this resolution, and too small to leave holes) */
-            if (a[4] < print_min && fu > 2 && fu < g.pu - 2 && fv > 2 && fv < g.pv - 2)
-                a[4] += d.ink[y * d.w + x] || cd__dark_spot(&d, x, y);
+            if (a4 < print_min && fu > 2 && fu < g.pu - 2 && fv > 2 && fv < g.pv - 2)
+                a4 += d.ink[y * d.w + x] || cd__dark_spot(&d, x, y);
             if (fu > inset && fu < g.pu - inset && fv > inset && fv < g.pv - inset) {
-                a[0] += 1;
-                a[1] += d.mask[y * d.w + x];
+                a0 += 1;
+                a1 += d.mask[y * d.w + x];
                 /* of another hue than the mat, or darker: a back */
-                a[5] += d.ink[y * d.w + x];
+                a5 += d.ink[y * d.w + x];
             }
             if (d.mask[y * d.w + x] && fu > 1 && fu < g.pu - 1 && fv > 1 && fv < g.pv - 1) {
-                a[2] += fu;
-                a[3] += fv;
+                a2 += fu;
+                a3 += fv;
             }
+        }
+        if (cell) {
+            cell[0] = a0;
+            cell[1] = a1;
+            cell[2] = a2;
+            cell[3] = a3;
+            cell[4] = a4;
+            cell[5] = a5;
         }
     }
     /* the cells still to read, and the bounds on the reading (see beat) */
