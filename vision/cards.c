@@ -338,10 +338,12 @@ static bool cd__warp(const vis_cards *c, const vis_image *src, vis_homography hi
                         const bool pair = k + 1 < n;
                         const int XA = iX[0], YA = iY[0];
                         const int XB = pair ? iX[1] : XA, YB = pair ? iY[1] : YA;
-                        __m128i sa = cd__bilin(sd + (size_t)(YA >> 5) * sstride + 3 * (size_t)(XA >> 5),
-                                               sstride, c->wtab8 + 8 * ((YA & 31) * 32 + (XA & 31)));
-                        __m128i sb = cd__bilin(sd + (size_t)(YB >> 5) * sstride + 3 * (size_t)(XB >> 5),
-                                               sstride, c->wtab8 + 8 * ((YB & 31) * 32 + (XB & 31)));
+                        const size_t oa = (size_t)(YA >> 5) * sstride + 3 * (size_t)(XA >> 5);
+                        const size_t ob = (size_t)(YB >> 5) * sstride + 3 * (size_t)(XB >> 5);
+                        __m128i sa = cd__bilin(sd + oa, sstride,
+                                               c->wtab8 + 8 * ((YA & 31) * 32 + (XA & 31)));
+                        __m128i sb = cd__bilin(sd + ob, sstride,
+                                               c->wtab8 + 8 * ((YB & 31) * 32 + (XB & 31)));
                         __m128i pk = _mm_packs_epi32(sa, sb);
                         pk = _mm_packus_epi16(pk, pk);
                         uint32_t va = (uint32_t)_mm_cvtsi128_si32(pk);
