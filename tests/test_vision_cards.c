@@ -1508,6 +1508,17 @@ static void test_blank_patches(void **state)
     expect_lone_sim_card(1100009, 29, 5, "\"card\":\"JC\"", 11, 3);
 }
 
+/* A lamp's glare on a wooden mat, far from a lone KC (sim seed 1100011's
+ * sixth frame): the wood there is its own colour under white light, half
+ * of it a third brighter than the mat's model.  Counted as foreign by its
+ * brightness alone, the glare (13500 mm2) was a hand at the mat's edge,
+ * on three of the match's seven still frames. */
+static void test_glare_on_wood_not_hand(void **state)
+{
+    (void)state;
+    expect_lone_sim_card(1100011, 5, 5, "\"card\":\"KC\"", 13, 3);
+}
+
 /* Two white cards in a column on a white mat, seen only by their print
  * and their long sides (their short sides and the seam lost in the
  * blur, as a far camera sees a pale deck on a pale mat: sim seed
@@ -1548,7 +1559,7 @@ int main(void)
         cmocka_unit_test(test_suit_shapes),   cmocka_unit_test(test_pale_mat_glare),
         cmocka_unit_test(test_spot_pool),     cmocka_unit_test(test_glow_too_dim_for_stock),
         cmocka_unit_test(test_granite_specks), cmocka_unit_test(test_letter_yields_to_coronet),
-        cmocka_unit_test(test_blank_patches),
+        cmocka_unit_test(test_blank_patches), cmocka_unit_test(test_glare_on_wood_not_hand),
         cmocka_unit_test(test_hand),          cmocka_unit_test(test_sim_frame),
         cmocka_unit_test(test_black_mat),     cmocka_unit_test(test_pair_which_way),
         cmocka_unit_test(test_speckled_table), cmocka_unit_test(test_court_letters),

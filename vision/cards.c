@@ -4937,7 +4937,15 @@ static void cd__hand(const vis_cards *c, cd__det *d, const vis_view *vw, vis_sur
                      * (the model's brightness follows a broad sheen) */
                     double model = br - d->ex[k], sc = model / c->mat.c0;
                     double m[3] = {c->mat.rgb[0] * sc, c->mat.rgb[1] * sc, c->mat.rgb[2] * sc};
-                    nforeign += fabs(br - model) > 0.15 * model || !cd__mat_lit(p, m);
+                    /* (on the line from it to white the mat is lit,
+                     * however much brighter than its model: a lamp's
+                     * glare on wood, a third brighter, was counted by its
+                     * brightness alone and read as a hand, sim seed
+                     * 1100011; skin is off the line, or on wood near its
+                     * end, a = 1: see cd__mat_lit.  Much darker than the
+                     * model it is a hand's shadow or a dark sleeve, and
+                     * counts, on the line or not: sim seed 930501.) */
+                    nforeign += br < 0.85 * model || !cd__mat_lit(p, m);
                 }
             }
         }
