@@ -246,6 +246,22 @@ static inline __m128i cd__bilin(const unsigned char *p, size_t stride, const sho
 }
 #endif
 
+/* A pixel of cd__warp stored at d, white-balanced through lut when given
+ * (its bytes by value, stored once: through d, each store would be read
+ * back for the lut, the compiler not knowing lut and d apart). */
+static inline void cd__put(unsigned char *d, unsigned v0, unsigned v1, unsigned v2,
+                           unsigned char lut[3][256])
+{
+    if (lut) {
+        v0 = lut[0][v0];
+        v1 = lut[1][v1];
+        v2 = lut[2][v2];
+    }
+    d[0] = (unsigned char)v0;
+    d[1] = (unsigned char)v1;
+    d[2] = (unsigned char)v2;
+}
+
 /* dst (3 channels) over the rectangle [x0, x1) x [y0, y1) of it = the
  * view sampled bilinearly through the inverse of hinv (view pixel -> dst
  * pixel), outside the view black, then white-balanced through lut when
@@ -348,24 +364,10 @@ static bool cd__warp(const vis_cards *c, const vis_image *src, vis_homography hi
                         pk = _mm_packus_epi16(pk, pk);
                         uint32_t va = (uint32_t)_mm_cvtsi128_si32(pk);
                         uint32_t vb = (uint32_t)_mm_cvtsi128_si32(_mm_srli_si128(pk, 4));
-                        unsigned v0 = va & 255, v1 = va >> 8 & 255, v2 = va >> 16 & 255;
-                        unsigned v3 = vb & 255, v4 = vb >> 8 & 255, v5 = vb >> 16 & 255;
-                        if (lut) {
-                            v0 = lut[0][v0];
-                            v1 = lut[1][v1];
-                            v2 = lut[2][v2];
-                            v3 = lut[0][v3];
-                            v4 = lut[1][v4];
-                            v5 = lut[2][v5];
-                        }
-                        d[0] = (unsigned char)v0;
-                        d[1] = (unsigned char)v1;
-                        d[2] = (unsigned char)v2;
+                        cd__put(d, va & 255, va >> 8 & 255, va >> 16 & 255, lut);
                         if (!pair)
                             break;
-                        d[3] = (unsigned char)v3;
-                        d[4] = (unsigned char)v4;
-                        d[5] = (unsigned char)v5;
+                        cd__put(d + 3, vb & 255, vb >> 8 & 255, vb >> 16 & 255, lut);
                     }
                     d = dn;
                     xs = xe;
@@ -408,9 +410,6 @@ static bool cd__warp(const vis_cards *c, const vis_image *src, vis_homography hi
                     sy = sy < -32768 ? -32768 : sy > 32767 ? 32767 : sy;
                 }
                 const short *wt = c->wtab + 4 * ((Y & 31) * 32 + (X & 31));
-                /* (the pixel's three bytes in locals, balanced and stored
-                 * once: through d, each store would be read back for the
-                 * lut, the compiler not knowing lut and d apart) */
                 unsigned v0, v1, v2;
                 if ((unsigned)sx < w1 && (unsigned)sy < h1) {
                     const unsigned char *p = sd + (size_t)sy * sstride + 3 * (size_t)sx;
@@ -423,10 +422,8 @@ static bool cd__warp(const vis_cards *c, const vis_image *src, vis_homography hi
                                                 c->wtab8 + 8 * ((Y & 31) * 32 + (X & 31)));
                         sum = _mm_packs_epi32(sum, sum);
                         uint32_t v = (uint32_t)_mm_cvtsi128_si32(_mm_packus_epi16(sum, sum));
-                        v0 = v & 255;
-                        v1 = v >> 8 & 255;
-                        v2 = v >> 16 & 255;
-                        goto balance;
+                        cd__put(d, v & 255, v >> 8 & 255, v >> 16 & 255, lut);
+                        continue;
                     }
 #endif
                     /* blue and red in the two halves of one 64-bit sum (each
@@ -463,17 +460,7 @@ static bool cd__warp(const vis_cards *c, const vis_image *src, vis_homography hi
                     v1 = o[1];
                     v2 = o[2];
                 }
-#ifdef __SSE2__
-            balance:
-#endif
-                if (lut) {
-                    v0 = lut[0][v0];
-                    v1 = lut[1][v1];
-                    v2 = lut[2][v2];
-                }
-                d[0] = (unsigned char)v0;
-                d[1] = (unsigned char)v1;
-                d[2] = (unsigned char)v2;
+                cd__put(d, v0, v1, v2, lut);
             }
             xs = xe;
         }
@@ -4384,6 +4371,19 @@ static void cd__bound_add(float conf, float rank_conf, bool black, int *nsure, d
     *csum += black ? fmax(conf, rank_conf) : conf;
 }
 
+/* A cell's six sums (see cd__read_cells), held in locals while a row
+ * stays in the cell, written back to it. */
+static inline void cd__sums_put(double *cell, double a0, double a1, double a2, double a3,
+                                double a4, double a5)
+{
+    cell[0] = a0;
+    cell[1] = a1;
+    cell[2] = a2;
+    cell[3] = a3;
+    cell[4] = a4;
+    cell[5] = a5;
+}
+
 /* Reads the cells of grid g over the view (its det d): the cards, their
  * duplicates, the grid's angle and phase into out.  With beat, a reading
  * that can no longer beat it is stopped (returns CD__BEATEN, out is
@@ -4465,14 +4465,8 @@ static int cd__read_cells(vis_cards *c, const vis_image *top, const vis_view *vw
             double fu = u - ku * g.pu, fv = v - kv * g.pv;
             double *a = acc + 6 * ((kv - kvmin) * nu + (ku - kumin));
             if (a != cell) {
-                if (cell) {
-                    cell[0] = a0;
-                    cell[1] = a1;
-                    cell[2] = a2;
-                    cell[3] = a3;
-                    cell[4] = a4;
-                    cell[5] = a5;
-                }
+                if (cell)
+                    cd__sums_put(cell, a0, a1, a2, a3, a4, a5);
                 cell = a;
                 a0 = a[0];
                 a1 = a[1];
@@ -4497,14 +4491,8 @@ static int cd__read_cells(vis_cards *c, const vis_image *top, const vis_view *vw
                 a3 += fv;
             }
         }
-        if (cell) {
-            cell[0] = a0;
-            cell[1] = a1;
-            cell[2] = a2;
-            cell[3] = a3;
-            cell[4] = a4;
-            cell[5] = a5;
-        }
+        if (cell)
+            cd__sums_put(cell, a0, a1, a2, a3, a4, a5);
     }
     /* the cells still to read, and the bounds on the reading (see beat) */
     int rem = 0, ns_ub = 0;
