@@ -1553,8 +1553,7 @@ static void cd__glare(cd__det *d)
          * again above it). */
         const bool dimmer = (d->white > 0 && p99 + d->mat_c0 < 0.6 * d->white) ||
                             (!d->pale && p99 < 0.5 * d->mat_c0);
-        const bool pool = ns >= (dark ? 2.0 / 3 : 1) * d->glare_min && nbright > 0 && dimmer &&
-                          ering / nbright < 0.6 * p90;
+        const bool pool = nbright > 0 && dimmer && ering / nbright < 0.6 * p90;
         /* (a region that is in the mask by its colour or its outline,
          * not by brightness, is not glare) */
         if (nring > 20 && nbright > nring / 2 && (ramp || glow || pool)) {
