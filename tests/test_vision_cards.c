@@ -1013,10 +1013,6 @@ static void test_hand(void **state)
     vis_image_free(img);
 }
 
-/* A lamp's reflection on a glossy mat, spread over a corner of the play
- * area (sim seed 801's first frame: its green half replaced by white), is
- * no hand: before, the reader saw one on every still frame of that match,
- * and the referee never started it. */
 /* Frame k of sim seed's cards match of max_moves moves at 1280x960, whose
  * truth holds has, read as `tablecam recognize` and the referee read it. */
 static ref_reading *read_sim(unsigned long long seed, int max_moves, int k, const char *has)
@@ -1080,6 +1076,10 @@ static void expect_sim_cards(unsigned long long seed, int max_moves, int k, cons
     free(r);
 }
 
+/* A lamp's reflection on a glossy mat, spread over a corner of the play
+ * area (sim seed 801's first frame: its green half replaced by white), is
+ * no hand: before, the reader saw one on every still frame of that match,
+ * and the referee never started it. */
 static void test_hand_not_sheen(void **state)
 {
     (void)state;
@@ -1519,6 +1519,21 @@ static void test_glare_on_wood_not_hand(void **state)
     expect_lone_sim_card(1100011, 5, 5, "\"card\":\"KC\"", 13, 3);
 }
 
+/* A lamp's glare on a pale lavender mat, as white as card stock, with the
+ * cards inside its disc (sim seed 1100001): the silhouette is the disc,
+ * its round outline on no sharp step.  The grid from that outline was
+ * turned by 10-45 degrees and read the lone 7H as a 5D; from the steps
+ * inside it (the cards' edges and seams) it reads the 7H, and four cards
+ * later in the match (the 7H, 6C, 8C, 6S, the last reaching out of the
+ * disc). */
+static void test_cards_inside_glare(void **state)
+{
+    (void)state;
+    expect_lone_sim_card(1100001, 5, 5, "\"card\":\"7H\"", 7, 1);
+    expect_sim_cards(1100001, 5, 71, "\"card\":\"6S\"", 4, 1 << 6 | 1 << 7 | 1 << 8,
+                     1 << 0 | 1 << 1 | 1 << 3);
+}
+
 /* Two white cards in a column on a white mat, seen only by their print
  * and their long sides (their short sides and the seam lost in the
  * blur, as a far camera sees a pale deck on a pale mat: sim seed
@@ -1560,6 +1575,7 @@ int main(void)
         cmocka_unit_test(test_spot_pool),     cmocka_unit_test(test_glow_too_dim_for_stock),
         cmocka_unit_test(test_granite_specks), cmocka_unit_test(test_letter_yields_to_coronet),
         cmocka_unit_test(test_blank_patches), cmocka_unit_test(test_glare_on_wood_not_hand),
+        cmocka_unit_test(test_cards_inside_glare),
         cmocka_unit_test(test_hand),          cmocka_unit_test(test_sim_frame),
         cmocka_unit_test(test_black_mat),     cmocka_unit_test(test_pair_which_way),
         cmocka_unit_test(test_speckled_table), cmocka_unit_test(test_court_letters),

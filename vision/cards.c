@@ -105,6 +105,9 @@
 /* a region of the mask on a pale mat with fewer sharp steps in it than
  * this share of its rim's length is blank: no card (see cd__open) */
 #define CD__BLANK_STEPS 0.05
+/* a silhouette on a pale mat with fewer of its outline's pixels near a
+ * sharp step than this share is glare round the cards (see cd__soft) */
+#define CD__SOFT_SHARP 0.25
 /* suits in rules/' order (vision does not depend on rules/) */
 enum { CD__S, CD__H, CD__D, CD__C };
 
@@ -590,6 +593,7 @@ typedef struct cd__det {
     double mat_c0;        /* the mat's brightness (B + G + R) */
     double white;         /* the mat's white paper's (vis_view's), 0: unknown */
     unsigned char *glared; /* 1: taken out of the mask as glare (NULL: none) */
+    bool soft;            /* the outline is glare's, the cards inside (cd__soft) */
 } cd__det;
 
 static void cd__det_free(cd__det *d)
@@ -1625,6 +1629,47 @@ static bool cd__some_cards(const vis_cards *c, const cd__det *d, double box[4])
     return d->nmask > 0.3 * card || (d->nmask > 0.1 * card && spans);
 }
 
+/* Whether a sharp step (d->edge) lies within 2 pixels of (x, y): the mask's
+ * outline and the steps it grew from may be a pixel or two apart. */
+static bool cd__near_step(const cd__det *d, int x, int y)
+{
+    for (int j = y < 2 ? 0 : y - 2; j <= y + 2 && j < d->h; j++)
+        for (int i = x < 2 ? 0 : x - 2; i <= x + 2 && i < d->w; i++)
+            if (d->edge[j * d->w + i])
+                return true;
+    return false;
+}
+
+/* Whether the silhouette's outline on a pale mat is glare's, not the
+ * cards': a lamp's reflection on a pale mat is as white as card stock,
+ * and with the cards inside its disc the silhouette is the disc (sim seed
+ * 1100001: 0-16 % of its outline near a sharp step, against 20 % and up
+ * for cards, over 90 % for most, on the development sets).  Its round
+ * outline turned the grid by 10-45 degrees and put its cells half a card
+ * off; the cards inside still show as steps (their edges, seams, print),
+ * and the grid is fitted to those instead (cd__angle, cd__grid_fit). */
+static bool cd__soft(const cd__det *d)
+{
+    if (!d->pale)
+        return false;
+    int w = d->w, h = d->h, n = 0, nsharp = 0, ninside = 0;
+    for (int y = 1, xl, xr; y < h - 1; y++) {
+        if (!cd__row_ends(d->mask + y * w, w, &xl, &xr))
+            continue;
+        for (int x = xl > 1 ? xl : 1; x < w - 1 && x <= xr; x++) {
+            const unsigned char *m = d->mask + y * w + x;
+            if (!m[0])
+                continue;
+            ninside += d->edge[y * w + x];
+            if (!m[1] || !m[-1] || !m[w] || !m[-w]) {
+                n++;
+                nsharp += cd__near_step(d, x, y);
+            }
+        }
+    }
+    return n >= 8 && ninside >= 8 && nsharp < CD__SOFT_SHARP * n;
+}
+
 /* The silhouettes: the colour mask opened (noise goes), the outlines
  * added and closed, holes filled (whatever the outside cannot reach is
  * card; only when holes: a survey wants the cards' box alone), then opened
@@ -1740,6 +1785,7 @@ static void cd__open(cd__det *d, bool holes)
     free(runs);
     free(t);
     d->nmask = cd__count01(mask, w * h);
+    d->soft = cd__soft(d);
 }
 
 /* ---- the grid ---- */
@@ -1763,8 +1809,9 @@ static inline int cd__ifloor(double z)
 }
 
 /* The grid's rotation modulo 90 degrees: the angle at which the
- * silhouette's outline pixels, projected on the two axes, pile up in the
- * fewest bins (straight card edges on the grid's lines).  Pixel-level
+ * silhouette's outline pixels (or its steps, cd__angle_point), projected
+ * on the two axes, pile up in the fewest bins (straight card edges on the
+ * grid's lines).  Pixel-level
  * edge directions would not do: a binary staircase votes for the pixel
  * axes. */
 static double cd__proj_score(const double *px, const double *py, int n, double ang, int *hist,
@@ -1819,6 +1866,16 @@ static double cd__proj_score(const double *px, const double *py, int n, double a
     return s;
 }
 
+/* Whether pixel i of the mask is one of cd__angle's points: on the
+ * outline, or where the outline is glare's (d->soft) a sharp step inside
+ * it (the cards' edges and seams pile up on the grid's lines; their
+ * print, round or scattered, adds to every angle alike). */
+static inline bool cd__angle_point(const cd__det *d, const unsigned char *m, int i)
+{
+    const int w = d->w;
+    return m[0] && (d->soft ? d->edge[i] != 0 : (!m[1] || !m[-1] || !m[w] || !m[-w]));
+}
+
 static double cd__angle(const cd__det *d)
 {
     int w = d->w, h = d->h, n = 0, cap = 0;
@@ -1826,10 +1883,8 @@ static double cd__angle(const cd__det *d)
     for (int y = 1, xl, xr; y < h - 1; y++) {
         if (!cd__row_ends(d->mask + y * w, w, &xl, &xr))
             continue;
-        for (int x = xl > 1 ? xl : 1; x < w - 1 && x <= xr; x++) {
-            const unsigned char *m = d->mask + y * w + x;
-            cap += m[0] && (!m[1] || !m[-1] || !m[w] || !m[-w]);
-        }
+        for (int x = xl > 1 ? xl : 1; x < w - 1 && x <= xr; x++)
+            cap += cd__angle_point(d, d->mask + y * w + x, y * w + x);
     }
     if (cap < 8)
         return 0;
@@ -1849,8 +1904,7 @@ static double cd__angle(const cd__det *d)
         if (!cd__row_ends(d->mask + y * w, w, &xl, &xr))
             continue;
         for (int x = xl > 1 ? xl : 1; x < w - 1 && x <= xr; x++) {
-            const unsigned char *m = d->mask + y * w + x;
-            if (m[0] && (!m[1] || !m[-1] || !m[w] || !m[-w])) {
+            if (cd__angle_point(d, d->mask + y * w + x, y * w + x)) {
                 float fx = (float)((x + 0.5) / d->ppm), fy = (float)((y + 0.5) / d->ppm);
                 px[n] = fx;
                 py[n] = fy;
@@ -2035,6 +2089,9 @@ static void cd__grid_fit(vis_cards *c, const cd__det *d, cd__grid *g, double for
         const int oxb = (int)lround(-st * ca), oyb = (int)lround(-st * sa);
         const int oxc = (int)lround(-st * sa), oyc = (int)lround(st * ca);
         const int oxd = (int)lround(st * sa), oyd = (int)lround(-st * ca);
+        /* (d->soft: three pixels along u and along v, as offsets) */
+        const int lau = (int)lround(3 * ca) + d->w * (int)lround(3 * sa);
+        const int lav = (int)lround(-3 * sa) + d->w * (int)lround(3 * ca);
         for (int y = 1; y < d->h - 1; y++)
             for (int x = 1; x < d->w - 1; x++) {
                 const unsigned char *m = d->mask + y * d->w + x;
@@ -2052,6 +2109,24 @@ static void cd__grid_fit(vis_cards *c, const cd__det *d, cd__grid *g, double for
                     }
                 }
                 int gx = m[1] - m[-1], gy = m[d->w] - m[-d->w];
+                /* Where the outline is glare's (d->soft): only the parts
+                 * of it on a sharp step (a card reaching out of the
+                 * glare), and thin straight steps inside it, across u or
+                 * across v (the cards' edges and seams; pips and glyphs
+                 * are blobs, steps both ways) */
+                double lu = 0, lv = 0;
+                if (d->soft) {
+                    if ((gx || gy) && !cd__near_step(d, x, y))
+                        gx = gy = 0;
+                    if (m[0] && d->edge[y * d->w + x] && x >= 3 && y >= 3 && x < d->w - 3 &&
+                        y < d->h - 3) {
+                        const unsigned char *e = d->edge + y * d->w + x;
+                        if (e[lav] && e[-lav] && !e[lau] && !e[-lau])
+                            lu = cap;
+                        if (e[lau] && e[-lau] && !e[lav] && !e[-lav])
+                            lv = cap;
+                    }
+                }
                 /* (off the outline and outside the silhouette a pixel
                  * adds nothing: most of the view) */
                 if (!m[0] && !gx && !gy)
@@ -2086,12 +2161,12 @@ static void cd__grid_fit(vis_cards *c, const cd__det *d, cd__grid *g, double for
                 ru = ru > 12 ? (ru < cap ? ru : cap) : 0;
                 rv = rv > 12 ? (rv < cap ? rv : cap) : 0;
                 /* (adding 0 to the non-negative sums changes nothing) */
-                if (!gx && !gy && ru == 0 && rv == 0)
+                if (!gx && !gy && ru == 0 && rv == 0 && lu == 0 && lv == 0)
                     continue;
                 if (iu >= 0 && iu < nu)
-                    eu[iu] += cap * ou + ru;
+                    eu[iu] += cap * ou + ru + lu;
                 if (iv >= 0 && iv < nv)
-                    ev[iv] += cap * ov + rv;
+                    ev[iv] += cap * ov + rv + lv;
             }
     }
     {
@@ -2105,19 +2180,29 @@ static void cd__grid_fit(vis_cards *c, const cd__det *d, cd__grid *g, double for
                                   cd__comb(ev, nv, vmin, c->cw, &phv_b);
         /* The combs alone cannot tell which way a small board lies (two
          * cards side by side: 126 x 88 mm): then the way that fills its
-         * cells cleanly, whole or empty, wins. */
-        if (!forced && fabs(sa_ - sb_) < 0.25 * fmax(sa_, sb_)) {
+         * cells cleanly, whole or empty, wins.  A silhouette of glare
+         * (d->soft) fills no cells cleanly: the way of the last sure
+         * reading wins (cards on the table do not turn by 90 degrees). */
+        if (!forced && d->soft && fabs(sa_ - sb_) < 0.25 * fmax(sa_, sb_)) {
+            if (c->angle_sure) {
+                bool wa = fabs(remainder(ang - c->last_angle, CD__PI)) <=
+                          fabs(remainder(ang + CD__PI / 2 - c->last_angle, CD__PI));
+                sa_ = wa;
+                sb_ = !wa;
+            }
+        } else if (!forced && fabs(sa_ - sb_) < 0.25 * fmax(sa_, sb_)) {
             double fa = cd__fill_ambiguity(d, ca, sa, c->cw, c->ch, phu_a, phv_a);
             double fb = cd__fill_ambiguity(d, ca, sa, c->ch, c->cw, phu_b, phv_b);
             sa_ = fa <= fb ? 1 : 0;
             sb_ = fa <= fb ? 0 : 1;
         }
         /* One card alone: its silhouette's extent says which way it lies
-         * (on a pale mat its outline may be too broken for the combs) */
+         * (on a pale mat its outline may be too broken for the combs; a
+         * silhouette of glare's extent says nothing) */
         const double eu_ = umax - umin - 4, ev_ = vmax - vmin - 4, tol = 10;
         bool lone_a = eu_ < c->cw + tol && ev_ < c->ch + tol && ev_ > c->ch - 1.5 * tol;
         bool lone_b = ev_ < c->cw + tol && eu_ < c->ch + tol && eu_ > c->ch - 1.5 * tol;
-        if (lone_a != lone_b) {
+        if (lone_a != lone_b && !d->soft) {
             sa_ = lone_a;
             sb_ = lone_b;
         }
@@ -2134,8 +2219,9 @@ static void cd__grid_fit(vis_cards *c, const cd__det *d, cd__grid *g, double for
              * of a granite mat's specks run into them (a card's size,
              * ragged, full of holes) would pull the cells onto itself;
              * a pale mat's broken outline fills little, and it is what
-             * this is for) */
-            const bool full = d->pale || d->nmask >= 0.85 * eu_ * ev_ * d->ppm * d->ppm;
+             * this is for; glare's (d->soft) is not the cards' extent) */
+            const bool full = !d->soft &&
+                              (d->pale || d->nmask >= 0.85 * eu_ * ev_ * d->ppm * d->ppm);
             if (full && nu_ >= 1 && nu_ <= 2 && fabs(eu_ - nu_ * pu_) < tol)
                 cd__span_phase(a_ ? &phu_a : &phu_b, mu - 0.5 * nu_ * pu_, pu_);
             if (full && nv_ >= 1 && nv_ <= 2 && fabs(ev_ - nv_ * pv_) < tol)
