@@ -1534,6 +1534,20 @@ static void test_cards_inside_glare(void **state)
                      1 << 0 | 1 << 1 | 1 << 3);
 }
 
+/* A lamp's pool on a granite mat (sim seed 1200002): the mat under it a
+ * tenth of white stock above its model, its light flecks as bright as
+ * stock.  Taken by the flecks for card stock, the pool stayed in the
+ * mask, read as court cards and set the grid: the lone 3H beside it was
+ * read as a QC.  Beside a lone 5S on a black granite mat (sim seed
+ * 920010), a cluster of white flecks run together set the grid's angle
+ * once the pool beyond it was glare. */
+static void test_granite_pool_and_flecks(void **state)
+{
+    (void)state;
+    expect_lone_sim_card(1200002, 8, 5, "\"card\":\"3H\"", 3, 1);
+    expect_lone_sim_card(920010, 2, 5, "\"card\":\"5S\"", 5, 0);
+}
+
 /* Two white cards in a column on a white mat, seen only by their print
  * and their long sides (their short sides and the seam lost in the
  * blur, as a far camera sees a pale deck on a pale mat: sim seed
@@ -1576,6 +1590,7 @@ int main(void)
         cmocka_unit_test(test_granite_specks), cmocka_unit_test(test_letter_yields_to_coronet),
         cmocka_unit_test(test_blank_patches), cmocka_unit_test(test_glare_on_wood_not_hand),
         cmocka_unit_test(test_cards_inside_glare),
+        cmocka_unit_test(test_granite_pool_and_flecks),
         cmocka_unit_test(test_hand),          cmocka_unit_test(test_sim_frame),
         cmocka_unit_test(test_black_mat),     cmocka_unit_test(test_pair_which_way),
         cmocka_unit_test(test_speckled_table), cmocka_unit_test(test_court_letters),

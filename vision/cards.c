@@ -105,6 +105,9 @@
 /* a region of the mask on a pale mat with fewer sharp steps in it than
  * this share of its rim's length is blank: no card (see cd__open) */
 #define CD__BLANK_STEPS 0.05
+/* a region of the read's mask on a mat that is not pale with fewer of
+ * its pixels than this share solidly bright is flecks (see cd__flecks) */
+#define CD__FLECK_SOLID 0.45
 /* a silhouette on a pale mat with fewer of its outline's pixels near a
  * sharp step than this share is glare round the cards (see cd__soft) */
 #define CD__SOFT_SHARP 0.25
@@ -1517,17 +1520,39 @@ static void cd__glare(cd__det *d)
             }
         }
         /* the region's bright tenth and brightest hundredth above the
-         * mat (its print left out), for the tests below */
-        double p90 = 0, p99 = 0;
+         * mat (its print left out), for the tests below; and its
+         * brightest hundredth of stock, not flecks: each pixel as its
+         * 3 x 3 neighbourhood's dimmest (a granite mat's light flecks
+         * under a lamp are as bright as white stock, a pixel or two
+         * across; sim seed 1200002's glare read as court cards) */
+        double p90 = 0, p99 = 0, p99s = 0;
         if (nbright > 0) {
-            int hist[256] = {0}, nh = 0;
-            for (int r = 0; r < nr; r++)
-                for (int k = runs[r].y * w + runs[r].x0; k <= runs[r].y * w + runs[r].x1; k++)
+            int hist[256] = {0}, hs[256] = {0}, nh = 0, ns3 = 0;
+            for (int r = 0; r < nr; r++) {
+                const int y = runs[r].y;
+                for (int k = y * w + runs[r].x0; k <= y * w + runs[r].x1; k++)
                     if (!d->ink[k]) {
                         int b = (int)(ex[k] / 4);
                         hist[b < 0 ? 0 : b > 255 ? 255 : b]++;
                         nh++;
+                        const int x = k - y * w;
+                        if (x < 1 || y < 1 || x >= w - 1 || y >= h - 1)
+                            continue;
+                        float mn = ex[k];
+                        bool in = true;
+                        for (int j = -1; j <= 1 && in; j++)
+                            for (int i = -1; i <= 1 && in; i++) {
+                                const int kk = k + j * w + i;
+                                in = d->mask[kk] != 0;
+                                mn = ex[kk] < mn ? ex[kk] : mn;
+                            }
+                        if (in) {
+                            b = (int)(mn / 4);
+                            hs[b < 0 ? 0 : b > 255 ? 255 : b]++;
+                            ns3++;
+                        }
                     }
+            }
             for (int b = 255, acc = 0; b >= 0; b--) {
                 acc += hist[b];
                 if (p99 == 0 && acc >= nh / 100)
@@ -1537,6 +1562,9 @@ static void cd__glare(cd__det *d)
                     break;
                 }
             }
+            for (int b = 255, acc = 0; b >= 0 && p99s == 0; b--)
+                if ((acc += hs[b]) >= ns3 / 100 && acc > 0)
+                    p99s = 4.0 * b;
         }
         const bool ramp = ns >= d->glare_min && nbright > 0 && ering / nbright < 1.7 * d->tb;
         /* On a dark mat card stock is several times as bright as the mat;
@@ -1554,9 +1582,9 @@ static void cd__glare(cd__det *d)
          * 0.6 of the mat's white paper round the markers (white stock is
          * about as bright), or under half the mat's brightness above a
          * mat that is not pale (white stock there is about the mat's
-         * again above it). */
-        const bool dimmer = (d->white > 0 && p99 + d->mat_c0 < 0.6 * d->white) ||
-                            (!d->pale && p99 < 0.5 * d->mat_c0);
+         * again above it); stock, not flecks (p99s). */
+        const bool dimmer = (d->white > 0 && p99s + d->mat_c0 < 0.6 * d->white) ||
+                            (!d->pale && p99s < 0.5 * d->mat_c0);
         const bool pool = nbright > 0 && dimmer && ering / nbright < 0.6 * p90;
         /* (a region that is in the mask by its colour or its outline,
          * not by brightness, is not glare) */
@@ -1670,6 +1698,42 @@ static bool cd__soft(const cd__det *d)
     return n >= 8 && ninside >= 8 && nsharp < CD__SOFT_SHARP * n;
 }
 
+/* Whether a region (runs, nr) of mask m is a granite mat's flecks, not
+ * card stock: fewer than CD__FLECK_SOLID of its pixels (those whose 3 x 3
+ * neighbourhood is in the region) have all of that neighbourhood brighter
+ * than card (d->tb above the mat), and fewer than half all ink (a card's
+ * back is).  Stock is solidly bright but for its print and rim (cards
+ * 0.53 and up on the development sets); a cluster of flecks run together
+ * by the closing is bright only in specks (0.26-0.43; a lamp's pool with
+ * dark flecks 0.30-0.41), and ink in a tenth or so.  Such a cluster
+ * beside a lone card set the grid's angle to its own (sim seed 920010). */
+static bool cd__flecks(const cd__det *d, const unsigned char *m, const cd__run *runs, int nr)
+{
+    const int w = d->w, h = d->h;
+    int n = 0, nbright = 0, nink = 0;
+    if (!d->ex)
+        return false;
+    for (int r = 0; r < nr; r++) {
+        const int y = runs[r].y;
+        if (y < 1 || y >= h - 1)
+            continue;
+        for (int x = runs[r].x0 < 1 ? 1 : runs[r].x0; x <= runs[r].x1 && x < w - 1; x++) {
+            const int k = y * w + x;
+            bool in = true, bright = true, ink = true;
+            for (int j = -w; j <= w && in; j += w)
+                for (int i = -1; i <= 1 && in; i++) {
+                    in = m[k + j + i] != 0;
+                    bright = bright && d->ex[k + j + i] > d->tb;
+                    ink = ink && d->ink[k + j + i];
+                }
+            n += in;
+            nbright += in && bright;
+            nink += in && ink;
+        }
+    }
+    return n > 0 && nbright < CD__FLECK_SOLID * n && nink < 0.5 * n;
+}
+
 /* The silhouettes: the colour mask opened (noise goes), the outlines
  * added and closed, holes filled (whatever the outside cannot reach is
  * card; only when holes: a survey wants the cards' box alone), then opened
@@ -1772,7 +1836,8 @@ static void cd__open(cd__det *d, bool holes)
                             !mask[k + 1] || !mask[k - w] || !mask[k + w];
                 }
             }
-            if (d->pale ? nstep <= CD__BLANK_STEPS * nrim : area < small)
+            if (d->pale ? nstep <= CD__BLANK_STEPS * nrim
+                        : area < small || (holes && cd__flecks(d, mask, runs, nr)))
                 for (int r = 0; r < nr; r++) {
                     size_t k = (size_t)runs[r].y * w + runs[r].x0;
                     size_t len = (size_t)(runs[r].x1 - runs[r].x0 + 1);
