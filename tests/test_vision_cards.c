@@ -1548,6 +1548,27 @@ static void test_granite_pool_and_flecks(void **state)
     expect_lone_sim_card(920010, 2, 5, "\"card\":\"5S\"", 5, 0);
 }
 
+/* A court's red symbols (its index's and its picture's, 3-3.5 mm) at
+ * 2-4 camera pixels: the blur rounds a diamond's points and fills a
+ * heart's notch alike, and a heart's height against its width is what is
+ * left to tell it by.  Sim seed 1100002's JH beside a QD, seen from 641
+ * mm up through a lens blurred by 1.3 pixels, read as the JD. */
+static void test_court_heart_by_aspect(void **state)
+{
+    (void)state;
+    ref_reading *r = read_sim(1100002, 8, 119, "\"card\":\"JH\"");
+    int jacks = 0;
+    assert_false(r->hand);
+    assert_int_equal(r->n, 6);
+    for (int i = 0; i < r->n; i++)
+        if (r->pieces[i].a == 11) {
+            assert_int_equal(r->pieces[i].b, 1); /* hearts */
+            jacks++;
+        }
+    assert_int_equal(jacks, 1);
+    free(r);
+}
+
 /* Two white cards in a column on a white mat, seen only by their print
  * and their long sides (their short sides and the seam lost in the
  * blur, as a far camera sees a pale deck on a pale mat: sim seed
@@ -1591,6 +1612,7 @@ int main(void)
         cmocka_unit_test(test_blank_patches), cmocka_unit_test(test_glare_on_wood_not_hand),
         cmocka_unit_test(test_cards_inside_glare),
         cmocka_unit_test(test_granite_pool_and_flecks),
+        cmocka_unit_test(test_court_heart_by_aspect),
         cmocka_unit_test(test_hand),          cmocka_unit_test(test_sim_frame),
         cmocka_unit_test(test_black_mat),     cmocka_unit_test(test_pair_which_way),
         cmocka_unit_test(test_speckled_table), cmocka_unit_test(test_court_letters),

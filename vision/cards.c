@@ -3140,9 +3140,9 @@ static void cd__lean_note(cd__leans *l, int col, int lean, double st, double w)
 
 /* Shape votes within a colour: red -> heart or diamond, black -> spade or
  * club.  Returns a signed score: > 0 for the first.  blur 0..1: how round
- * the card's black pips are (see cd__read_card); court: a court's black
+ * the card's black pips are (see cd__read_card); court: a court's
  * symbols (its index's and its picture's), which have a boundary of their
- * own (below). */
+ * own if black, a weight of their own if red (below). */
 static double cd__clamp2(double v) { return v < -2 ? -2 : v > 2 ? 2 : v; }
 
 static double cd__shape_vote(const cd__shape *s, bool red, double blur, bool court)
@@ -3151,10 +3151,17 @@ static double cd__shape_vote(const cd__shape *s, bool red, double blur, bool cou
         return 0;
     /* Heart: two lobes make its top wide, it is widest high and about as
      * wide as tall; a diamond is pointed at the top, widest in the middle
-     * and taller than wide (in every deck). */
+     * and taller than wide (in every deck).  A court's symbols (3-3.5 mm,
+     * 2-4 camera pixels on a table seen whole) come out of the blur with
+     * lobes and points rounded alike: their height against their width
+     * counts three times (of 2077 such symbols of eleven frame sets,
+     * labelled by the truth, 176 voted wrong at once, 117 at three times;
+     * 108 -> 70 and 68 -> 47 on the two halves of the sets alike).  A
+     * number card's pips are many and its suit rarely wrong: weighted so,
+     * its pips turned 5D and 8D to hearts on a frame. */
     if (red)
         return cd__clamp2((s->tip - 0.73) / 0.15) + cd__clamp2((s->top - 0.63) / 0.13) +
-               cd__clamp2((0.42 - s->peak) / 0.08) + cd__clamp2((1.04 - s->aspect) / 0.2);
+               cd__clamp2((0.42 - s->peak) / 0.08) + (court ? 3 : 1) * cd__clamp2((1.04 - s->aspect) / 0.2);
     /* Spade: widest low (its two lobes under the point); club: widest at
      * the middle (the side lobes).  Of the shape measures this is the one
      * the blur leaves: pointed top against round lobe (tip, top) tells
@@ -4069,7 +4076,7 @@ static void cd__read_card(cd__patch *p, cd__card *out)
             cd__shape sh;
             cd__shape_of(p, b, sb, corner == 1, &sh);
             if (col == 1)
-                shape_red += 0.7 * cd__shape_vote(&sh, true, 0, false);
+                shape_red += 0.7 * cd__shape_vote(&sh, true, 0, out->court);
             else if (col == 0) {
                 if (nbsh < CD__MAXBSH) {
                     bsh[nbsh] = sh;
@@ -4100,7 +4107,7 @@ static void cd__read_card(cd__patch *p, cd__card *out)
             cd__lean_note(&lns, col, lean, st, 0.7);
             cd__shape_of(p, b, i, turned, &sh);
             if (col == 1)
-                shape_red += 0.7 * cd__shape_vote(&sh, true, 0, false);
+                shape_red += 0.7 * cd__shape_vote(&sh, true, 0, out->court);
             else if (col == 0) {
                 if (nbsh < CD__MAXBSH) {
                     bsh[nbsh] = sh;
