@@ -1452,6 +1452,45 @@ static bool cd__dim_glow(cd__det *d, const cd__run *runs, int nr, double thr, in
     return true;
 }
 
+/* A region's (runs, nr) brightest hundredth of stock above the mat, its
+ * print left out: each pixel as the dimmest of its 3 x 3 neighbourhood
+ * (in the mask), since a granite mat's light flecks under a lamp are as
+ * bright as white stock a pixel or two across (sim seed 1200002: its
+ * pool's flecks made it too bright to be anything but cards, and it read
+ * as court cards). */
+static double cd__stock_top(const cd__det *d, const cd__run *runs, int nr)
+{
+    const int w = d->w, h = d->h;
+    const float *ex = d->ex;
+    int hist[256] = {0}, n = 0;
+    for (int r = 0; r < nr; r++) {
+        const int y = runs[r].y;
+        if (y < 1 || y >= h - 1)
+            continue;
+        for (int x = runs[r].x0 < 1 ? 1 : runs[r].x0; x <= runs[r].x1 && x < w - 1; x++) {
+            const int k = y * w + x;
+            if (d->ink[k])
+                continue;
+            float mn = ex[k];
+            bool in = true;
+            for (int j = -w; j <= w && in; j += w)
+                for (int i = -1; i <= 1 && in; i++) {
+                    in = d->mask[k + j + i] != 0;
+                    mn = ex[k + j + i] < mn ? ex[k + j + i] : mn;
+                }
+            if (in) {
+                int b = (int)(mn / 4);
+                hist[b < 0 ? 0 : b > 255 ? 255 : b]++;
+                n++;
+            }
+        }
+    }
+    for (int b = 255, acc = 0; b >= 0; b--)
+        if ((acc += hist[b]) >= n / 100 && acc > 0)
+            return 4.0 * b;
+    return 0;
+}
+
 /* Glare: light's hotspot on a glossy or pale mat is brighter than the
  * quadratic surface, but its rim is a slow ramp where a card's is a step:
  * three pixels in from the rim a card is as bright as it gets, glare barely
@@ -1520,39 +1559,17 @@ static void cd__glare(cd__det *d)
             }
         }
         /* the region's bright tenth and brightest hundredth above the
-         * mat (its print left out), for the tests below; and its
-         * brightest hundredth of stock, not flecks: each pixel as its
-         * 3 x 3 neighbourhood's dimmest (a granite mat's light flecks
-         * under a lamp are as bright as white stock, a pixel or two
-         * across; sim seed 1200002's glare read as court cards) */
-        double p90 = 0, p99 = 0, p99s = 0;
+         * mat (its print left out), for the tests below */
+        double p90 = 0, p99 = 0;
         if (nbright > 0) {
-            int hist[256] = {0}, hs[256] = {0}, nh = 0, ns3 = 0;
-            for (int r = 0; r < nr; r++) {
-                const int y = runs[r].y;
-                for (int k = y * w + runs[r].x0; k <= y * w + runs[r].x1; k++)
+            int hist[256] = {0}, nh = 0;
+            for (int r = 0; r < nr; r++)
+                for (int k = runs[r].y * w + runs[r].x0; k <= runs[r].y * w + runs[r].x1; k++)
                     if (!d->ink[k]) {
                         int b = (int)(ex[k] / 4);
                         hist[b < 0 ? 0 : b > 255 ? 255 : b]++;
                         nh++;
-                        const int x = k - y * w;
-                        if (x < 1 || y < 1 || x >= w - 1 || y >= h - 1)
-                            continue;
-                        float mn = ex[k];
-                        bool in = true;
-                        for (int j = -1; j <= 1 && in; j++)
-                            for (int i = -1; i <= 1 && in; i++) {
-                                const int kk = k + j * w + i;
-                                in = d->mask[kk] != 0;
-                                mn = ex[kk] < mn ? ex[kk] : mn;
-                            }
-                        if (in) {
-                            b = (int)(mn / 4);
-                            hs[b < 0 ? 0 : b > 255 ? 255 : b]++;
-                            ns3++;
-                        }
                     }
-            }
             for (int b = 255, acc = 0; b >= 0; b--) {
                 acc += hist[b];
                 if (p99 == 0 && acc >= nh / 100)
@@ -1562,9 +1579,6 @@ static void cd__glare(cd__det *d)
                     break;
                 }
             }
-            for (int b = 255, acc = 0; b >= 0 && p99s == 0; b--)
-                if ((acc += hs[b]) >= ns3 / 100 && acc > 0)
-                    p99s = 4.0 * b;
         }
         const bool ramp = ns >= d->glare_min && nbright > 0 && ering / nbright < 1.7 * d->tb;
         /* On a dark mat card stock is several times as bright as the mat;
@@ -1582,16 +1596,21 @@ static void cd__glare(cd__det *d)
          * 0.6 of the mat's white paper round the markers (white stock is
          * about as bright), or under half the mat's brightness above a
          * mat that is not pale (white stock there is about the mat's
-         * again above it); stock, not flecks (p99s). */
-        const bool dimmer = (d->white > 0 && p99s + d->mat_c0 < 0.6 * d->white) ||
-                            (!d->pale && p99s < 0.5 * d->mat_c0);
-        const bool pool = nbright > 0 && dimmer && ering / nbright < 0.6 * p90;
+         * again above it); stock, not flecks (cd__stock_top; only when
+         * it decides). */
+        const bool lit = nring > 20 && nbright > nring / 2;
+        bool pool = false;
+        if (lit && !ramp && !glow && ering / nbright < 0.6 * p90) {
+            const double top = cd__stock_top(d, runs, nr);
+            pool = (d->white > 0 && top + d->mat_c0 < 0.6 * d->white) ||
+                   (!d->pale && top < 0.5 * d->mat_c0);
+        }
         /* (a region that is in the mask by its colour or its outline,
          * not by brightness, is not glare) */
-        if (nring > 20 && nbright > nring / 2 && (ramp || glow || pool)) {
+        if (lit && (ramp || glow || pool)) {
             if (!cd__take_glare(d, runs, nr))
                 break;
-        } else if (dark && nring > 20 && nbright > nring / 2 &&
+        } else if (dark && lit &&
                    /* (not glare as a whole: a glow run into cards?) */
                    !cd__dim_glow(d, runs, nr, fmax(d->mat_c0, p99 / 3), stack, &dim))
             break;
