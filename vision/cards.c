@@ -1726,7 +1726,8 @@ static bool cd__soft(const cd__det *d)
  * by the closing is bright only in specks (0.26-0.43; a lamp's pool with
  * dark flecks 0.30-0.41), and ink in a tenth or so.  Such a cluster
  * beside a lone card set the grid's angle to its own (sim seed 920010). */
-static bool cd__flecks(const cd__det *d, const unsigned char *m, const cd__run *runs, int nr)
+static bool cd__flecks(const cd__det *d, const unsigned char *m, const cd__run *runs, int nr,
+                       int area)
 {
     const int w = d->w, h = d->h;
     int n = 0, nbright = 0, nink = 0;
@@ -1749,6 +1750,9 @@ static bool cd__flecks(const cd__det *d, const unsigned char *m, const cd__run *
             nbright += in && bright;
             nink += in && ink;
         }
+        /* (solid enough whatever the rest holds: most cards, read early) */
+        if (nbright >= CD__FLECK_SOLID * area)
+            return false;
     }
     return n > 0 && nbright < CD__FLECK_SOLID * n && nink < 0.5 * n;
 }
@@ -1856,7 +1860,7 @@ static void cd__open(cd__det *d, bool holes)
                 }
             }
             if (d->pale ? nstep <= CD__BLANK_STEPS * nrim
-                        : area < small || (holes && cd__flecks(d, mask, runs, nr)))
+                        : area < small || (holes && cd__flecks(d, mask, runs, nr, area)))
                 for (int r = 0; r < nr; r++) {
                     size_t k = (size_t)runs[r].y * w + runs[r].x0;
                     size_t len = (size_t)(runs[r].x1 - runs[r].x0 + 1);
