@@ -1452,6 +1452,26 @@ static bool cd__dim_glow(cd__det *d, const cd__run *runs, int nr, double thr, in
     return true;
 }
 
+/* Whether pixel k's 3 x 3 neighbourhood (k not on the view's border) is
+ * all in the mask; if so its dimmest brightness above the mat, and
+ * whether all of it is ink. */
+static inline bool cd__nb3(const cd__det *d, int k, float *dimmest, bool *ink)
+{
+    const int w = d->w;
+    float mn = d->ex[k];
+    bool all = true;
+    for (int j = -w; j <= w; j += w)
+        for (int i = -1; i <= 1; i++) {
+            if (!d->mask[k + j + i])
+                return false;
+            mn = d->ex[k + j + i] < mn ? d->ex[k + j + i] : mn;
+            all = all && d->ink[k + j + i];
+        }
+    *dimmest = mn;
+    *ink = all;
+    return true;
+}
+
 /* A region's (runs, nr) brightest hundredth of stock above the mat, its
  * print left out: each pixel as the dimmest of its 3 x 3 neighbourhood
  * (in the mask), since a granite mat's light flecks under a lamp are as
@@ -1461,7 +1481,6 @@ static bool cd__dim_glow(cd__det *d, const cd__run *runs, int nr, double thr, in
 static double cd__stock_top(const cd__det *d, const cd__run *runs, int nr)
 {
     const int w = d->w, h = d->h;
-    const float *ex = d->ex;
     int hist[256] = {0}, n = 0;
     for (int r = 0; r < nr; r++) {
         const int y = runs[r].y;
@@ -1469,16 +1488,9 @@ static double cd__stock_top(const cd__det *d, const cd__run *runs, int nr)
             continue;
         for (int x = runs[r].x0 < 1 ? 1 : runs[r].x0; x <= runs[r].x1 && x < w - 1; x++) {
             const int k = y * w + x;
-            if (d->ink[k])
-                continue;
-            float mn = ex[k];
-            bool in = true;
-            for (int j = -w; j <= w && in; j += w)
-                for (int i = -1; i <= 1 && in; i++) {
-                    in = d->mask[k + j + i] != 0;
-                    mn = ex[k + j + i] < mn ? ex[k + j + i] : mn;
-                }
-            if (in) {
+            float mn;
+            bool ink;
+            if (!d->ink[k] && cd__nb3(d, k, &mn, &ink)) {
                 int b = (int)(mn / 4);
                 hist[b < 0 ? 0 : b > 255 ? 255 : b]++;
                 n++;
@@ -1717,7 +1729,7 @@ static bool cd__soft(const cd__det *d)
     return n >= 8 && ninside >= 8 && nsharp < CD__SOFT_SHARP * n;
 }
 
-/* Whether a region (runs, nr) of mask m is a granite mat's flecks, not
+/* Whether a region (runs, nr) of the mask is a granite mat's flecks, not
  * card stock: fewer than CD__FLECK_SOLID of its pixels (those whose 3 x 3
  * neighbourhood is in the region) have all of that neighbourhood brighter
  * than card (d->tb above the mat), and fewer than half all ink (a card's
@@ -1726,8 +1738,7 @@ static bool cd__soft(const cd__det *d)
  * by the closing is bright only in specks (0.26-0.43; a lamp's pool with
  * dark flecks 0.30-0.41), and ink in a tenth or so.  Such a cluster
  * beside a lone card set the grid's angle to its own (sim seed 920010). */
-static bool cd__flecks(const cd__det *d, const unsigned char *m, const cd__run *runs, int nr,
-                       int area)
+static bool cd__flecks(const cd__det *d, const cd__run *runs, int nr, int area)
 {
     const int w = d->w, h = d->h;
     int n = 0, nbright = 0, nink = 0;
@@ -1738,17 +1749,13 @@ static bool cd__flecks(const cd__det *d, const unsigned char *m, const cd__run *
         if (y < 1 || y >= h - 1)
             continue;
         for (int x = runs[r].x0 < 1 ? 1 : runs[r].x0; x <= runs[r].x1 && x < w - 1; x++) {
-            const int k = y * w + x;
-            bool in = true, bright = true, ink = true;
-            for (int j = -w; j <= w && in; j += w)
-                for (int i = -1; i <= 1 && in; i++) {
-                    in = m[k + j + i] != 0;
-                    bright = bright && d->ex[k + j + i] > d->tb;
-                    ink = ink && d->ink[k + j + i];
-                }
-            n += in;
-            nbright += in && bright;
-            nink += in && ink;
+            float mn;
+            bool ink;
+            if (cd__nb3(d, y * w + x, &mn, &ink)) {
+                n++;
+                nbright += mn > d->tb;
+                nink += ink;
+            }
         }
         /* (solid enough whatever the rest holds: most cards, read early) */
         if (nbright >= CD__FLECK_SOLID * area)
@@ -1860,7 +1867,7 @@ static void cd__open(cd__det *d, bool holes)
                 }
             }
             if (d->pale ? nstep <= CD__BLANK_STEPS * nrim
-                        : area < small || (holes && cd__flecks(d, mask, runs, nr, area)))
+                        : area < small || (holes && cd__flecks(d, runs, nr, area)))
                 for (int r = 0; r < nr; r++) {
                     size_t k = (size_t)runs[r].y * w + runs[r].x0;
                     size_t len = (size_t)(runs[r].x1 - runs[r].x0 + 1);
@@ -3184,7 +3191,8 @@ static double cd__shape_vote(const cd__shape *s, bool red, double blur, bool cou
      * its pips turned 5D and 8D to hearts on a frame. */
     if (red)
         return cd__clamp2((s->tip - 0.73) / 0.15) + cd__clamp2((s->top - 0.63) / 0.13) +
-               cd__clamp2((0.42 - s->peak) / 0.08) + (court ? 3 : 1) * cd__clamp2((1.04 - s->aspect) / 0.2);
+               cd__clamp2((0.42 - s->peak) / 0.08) +
+               (court ? 3 : 1) * cd__clamp2((1.04 - s->aspect) / 0.2);
     /* Spade: widest low (its two lobes under the point); club: widest at
      * the middle (the side lobes).  Of the shape measures this is the one
      * the blur leaves: pointed top against round lobe (tip, top) tells
