@@ -284,6 +284,24 @@ static void test_block_of_four(void **state)
     vis_image_free(img);
 }
 
+/* A face-down card alone, its back darker than the felt: a region of the
+ * mask with no bright stock at all, which is not a granite mat's flecks
+ * (see cd__flecks) since it is ink throughout. */
+static void test_lone_back_not_flecks(void **state)
+{
+    (void)state;
+    vis_image *img = new_view();
+    draw_card(img, &plain, 150, 220, 0, 4, vis_rgb(0, 0, 0));
+    draw_card(img, &plain, 276, 220, 0, 0, vis_rgb(30, 30, 120)); /* a dark blue back, two cells on */
+    vis_cards_reading *r = read_view(img);
+    const vis_card *down = card_near(r, 276, 220, 4);
+    assert_int_equal(r->ncards, 2);
+    assert_non_null(down);
+    assert_true(down->face_down);
+    free(r);
+    vis_image_free(img);
+}
+
 static void test_face_down(void **state)
 {
     (void)state;
@@ -1613,6 +1631,7 @@ int main(void)
         cmocka_unit_test(test_cards_inside_glare),
         cmocka_unit_test(test_granite_pool_and_flecks),
         cmocka_unit_test(test_court_heart_by_aspect),
+        cmocka_unit_test(test_lone_back_not_flecks),
         cmocka_unit_test(test_hand),          cmocka_unit_test(test_sim_frame),
         cmocka_unit_test(test_black_mat),     cmocka_unit_test(test_pair_which_way),
         cmocka_unit_test(test_speckled_table), cmocka_unit_test(test_court_letters),
