@@ -1688,6 +1688,13 @@ static bool cd__some_cards(const vis_cards *c, const cd__det *d, double box[4])
     return d->nmask > 0.3 * card || (d->nmask > 0.1 * card && spans);
 }
 
+/* Whether mask pixel m (not on the view's border; w: the row's length) is
+ * on the silhouette's outline: in it, with a 4-neighbour outside. */
+static inline bool cd__on_outline(const unsigned char *m, int w)
+{
+    return m[0] && (!m[1] || !m[-1] || !m[w] || !m[-w]);
+}
+
 /* Whether a sharp step (d->edge) lies within 2 pixels of (x, y): the mask's
  * outline and the steps it grew from may be a pixel or two apart. */
 static bool cd__near_step(const cd__det *d, int x, int y)
@@ -1720,7 +1727,7 @@ static bool cd__soft(const cd__det *d)
             if (!m[0])
                 continue;
             ninside += d->edge[y * w + x];
-            if (!m[1] || !m[-1] || !m[w] || !m[-w]) {
+            if (cd__on_outline(m, w)) {
                 n++;
                 nsharp += cd__near_step(d, x, y);
             }
@@ -1880,7 +1887,6 @@ static void cd__open(cd__det *d, bool holes)
     free(runs);
     free(t);
     d->nmask = cd__count01(mask, w * h);
-    d->soft = cd__soft(d);
 }
 
 /* ---- the grid ---- */
@@ -1967,8 +1973,7 @@ static double cd__proj_score(const double *px, const double *py, int n, double a
  * print, round or scattered, adds to every angle alike). */
 static inline bool cd__angle_point(const cd__det *d, const unsigned char *m, int i)
 {
-    const int w = d->w;
-    return m[0] && (d->soft ? d->edge[i] != 0 : (!m[1] || !m[-1] || !m[w] || !m[-w]));
+    return d->soft ? m[0] && d->edge[i] : cd__on_outline(m, d->w);
 }
 
 static double cd__angle(const cd__det *d)
@@ -4940,6 +4945,8 @@ int vis_cards_read(vis_cards *c, const vis_image *top, const vis_view *vw, vis_c
     cd__mask(c, &d, vw, false);
     cd__glare_apply(c, &d);
     cd__open(&d, true);
+    /* (only the read fits a grid, so only it asks whose outline it is) */
+    d.soft = cd__soft(&d);
     double box[4];
     if (!cd__some_cards(c, &d, box)) {
         cd__det_free(&d);
