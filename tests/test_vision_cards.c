@@ -1422,6 +1422,26 @@ static void test_court_clubs(void **state)
         }
 }
 
+/* Two black pip cards whose small pips lean spade but barely, beside an
+ * ace of spades whose large pip reads surely (sim seed 1400006, a far
+ * camera): the view's spade/club split leaves the ace out, and the 6S
+ * and 10S stay spades (with it, its gap made them the clubs). */
+static void test_black_split_without_ace(void **state)
+{
+    (void)state;
+    ref_reading *r = read_sim(1400006, 20, 95, "\"card\":\"10S\"");
+    int spades = 0;
+    assert_false(r->hand);
+    assert_int_equal(r->n, 5);
+    for (int i = 0; i < r->n; i++)
+        if (r->pieces[i].a == 1 || r->pieces[i].a == 6 || r->pieces[i].a == 10) {
+            assert_int_equal(r->pieces[i].b, 0); /* spades */
+            spades++;
+        }
+    assert_int_equal(spades, 3);
+    free(r);
+}
+
 /* A lamp's glow on a black mat beside a lone card (sim seed 950313): the
  * glow is brighter than the mat by enough to count as cream stock, over
  * two cards' area, but its bright tenth is less than the mat's own
@@ -1646,6 +1666,7 @@ int main(void)
         cmocka_unit_test(test_court_headgear),
         cmocka_unit_test(test_king_by_crown),
         cmocka_unit_test(test_court_clubs),
+        cmocka_unit_test(test_black_split_without_ace),
         cmocka_unit_test(test_glow_into_cards),
         cmocka_unit_test(test_glow_on_black_mat), cmocka_unit_test(test_table_along_side),
         cmocka_unit_test(test_wide_court),    cmocka_unit_test(test_column_by_long_sides),
