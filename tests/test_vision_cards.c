@@ -1422,6 +1422,18 @@ static void test_court_clubs(void **state)
         }
 }
 
+/* A lone 8H inside a lamp's glare disc on a pale mat (sim seed 1400004):
+ * the silhouette is the disc, and the grid's angle comes from the sharp
+ * steps inside it.  The pips' own edges lie on a lattice whose diagonal
+ * won over the card's faint outline (the grid 40 degrees off, the 8H
+ * read as a 2H and two cards that are not there); steps beside print are
+ * left out. */
+static void test_glare_disc_pip_lattice(void **state)
+{
+    (void)state;
+    expect_lone_sim_card(1400004, 14, 5, "\"card\":\"8H\"", 8, 1);
+}
+
 /* Two black pip cards whose small pips lean spade but barely, beside an
  * ace of spades whose large pip reads surely (sim seed 1400006, a far
  * camera): the view's spade/club split leaves the ace out, and the 6S
@@ -1667,6 +1679,7 @@ int main(void)
         cmocka_unit_test(test_king_by_crown),
         cmocka_unit_test(test_court_clubs),
         cmocka_unit_test(test_black_split_without_ace),
+        cmocka_unit_test(test_glare_disc_pip_lattice),
         cmocka_unit_test(test_glow_into_cards),
         cmocka_unit_test(test_glow_on_black_mat), cmocka_unit_test(test_table_along_side),
         cmocka_unit_test(test_wide_court),    cmocka_unit_test(test_column_by_long_sides),

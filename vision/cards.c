@@ -1967,13 +1967,24 @@ static double cd__proj_score(const double *px, const double *py, int n, double a
     return s;
 }
 
-/* Whether pixel i of the mask is one of cd__angle's points: on the
- * outline, or where the outline is glare's (d->soft) a sharp step inside
- * it (the cards' edges and seams pile up on the grid's lines; their
- * print, round or scattered, adds to every angle alike). */
+/* Whether pixel i of the mask (not on the view's border) is one of
+ * cd__angle's points: on the outline, or where the outline is glare's
+ * (d->soft) a sharp step inside it with no print beside it (the cards'
+ * edges and seams pile up on the grid's lines; their print does not add
+ * to every angle alike: a pip card's pips lie on a lattice, whose
+ * diagonals won over a lone card's faint outline, sim seed 1400004 frame
+ * 6's 8H: 40 degrees off). */
 static inline bool cd__angle_point(const cd__det *d, const unsigned char *m, int i)
 {
-    return d->soft ? m[0] && d->edge[i] : cd__on_outline(m, d->w);
+    if (!d->soft)
+        return cd__on_outline(m, d->w);
+    if (!m[0] || !d->edge[i])
+        return false;
+    const int w = d->w;
+    for (int j = i - w; j <= i + w; j += w)
+        if (d->ink[j - 1] || d->ink[j] || d->ink[j + 1])
+            return false;
+    return true;
 }
 
 static double cd__angle(const cd__det *d)
