@@ -1434,6 +1434,24 @@ static void test_glare_disc_pip_lattice(void **state)
     expect_lone_sim_card(1400004, 14, 5, "\"card\":\"8H\"", 8, 1);
 }
 
+/* A 4D the first grid cuts (its print in no layout, read as nothing)
+ * beside a 3S read surely (sim seed 1400003 frame 24): the re-reads on
+ * turned grids go on until it reads, a turn of 2 degrees.  (They stop
+ * when every face-up card read as a rank, or in no layout, reads surely:
+ * a cell read as nothing in no layout is not waited for.) */
+static void test_cut_card_turns_grid(void **state)
+{
+    (void)state;
+    ref_reading *r = read_sim(1400003, 11, 23, "\"card\":\"4D\"");
+    bool four = false;
+    assert_false(r->hand);
+    assert_int_equal(r->n, 2);
+    for (int i = 0; i < r->n; i++)
+        four = four || (r->pieces[i].a == 4 && r->pieces[i].b == 2);
+    assert_true(four);
+    free(r);
+}
+
 /* Two black pip cards whose small pips lean spade but barely, beside an
  * ace of spades whose large pip reads surely (sim seed 1400006, a far
  * camera): the view's spade/club split leaves the ace out, and the 6S
@@ -1680,6 +1698,7 @@ int main(void)
         cmocka_unit_test(test_court_clubs),
         cmocka_unit_test(test_black_split_without_ace),
         cmocka_unit_test(test_glare_disc_pip_lattice),
+        cmocka_unit_test(test_cut_card_turns_grid),
         cmocka_unit_test(test_glow_into_cards),
         cmocka_unit_test(test_glow_on_black_mat), cmocka_unit_test(test_table_along_side),
         cmocka_unit_test(test_wide_court),    cmocka_unit_test(test_column_by_long_sides),

@@ -4560,14 +4560,21 @@ typedef struct cd__beat {
 /* cd__read_cells stopped: the reading could no longer beat its target */
 #define CD__BEATEN 1
 
+/* What cd__read_cells knows of its reading's cards beyond the reading:
+ * their black votes, bvote and bn (the mean and the count: for the split
+ * across the view), and which lie in no layout (bit i for card i). */
+typedef struct cd__aside {
+    double bvote[VIS_CARDS_MAX];
+    int bn[VIS_CARDS_MAX];
+    uint64_t no_layout; /* (VIS_CARDS_MAX <= 64) */
+} cd__aside;
+
 /* A reading of the same view on another grid: its cards read at
  * CD__KEEP_CONF or more, and face down, are taken as they are (see
- * cd__read_cells); bvote and bn are its cards' black votes (for the split
- * across the view). */
+ * cd__read_cells). */
 typedef struct cd__prior {
     const vis_cards_reading *rd;
-    const double *bvote;
-    const int *bn;
+    const cd__aside *as;
 } cd__prior;
 
 /* Adds a face-up card read with conf and rank_conf to the bounds on a
@@ -4593,7 +4600,8 @@ static inline void cd__sums_put(double *cell, double a0, double a1, double a2, d
 }
 
 /* Reads the cells of grid g over the view (its det d): the cards, their
- * duplicates, the grid's angle and phase into out.  With beat, a reading
+ * duplicates, the grid's angle and phase into out, what else is known of
+ * its cards into as.  With beat, a reading
  * that can no longer beat it is stopped (returns CD__BEATEN, out is
  * partial): every cell still to read counted as a sure card of conf 1,
  * and a black card whose rank is sure counted sure (the split across the
@@ -4602,8 +4610,8 @@ static inline void cd__sums_put(double *cell, double a0, double a1, double a2, d
  * nothing. */
 static int cd__read_cells(vis_cards *c, const vis_image *top, const vis_view *vw,
                           const cd__det *dp, cd__grid g, vis_cards_reading *out,
-                          const cd__beat *beat, const cd__prior *prior, double *bvote_out,
-                          int *bn_out, base_err *err)
+                          const cd__beat *beat, const cd__prior *prior, cd__aside *as,
+                          base_err *err)
 {
     cd__det d = *dp;
     int rc = 0;
@@ -4705,7 +4713,7 @@ static int cd__read_cells(vis_cards *c, const vis_image *top, const vis_view *vw
     /* the cells still to read, and the bounds on the reading (see beat) */
     int rem = 0, ns_ub = 0;
     double cs_ub = 0;
-    uint64_t prior_used = 0; /* (VIS_CARDS_MAX <= 64) */
+    uint64_t prior_used = 0, no_layout = 0; /* (VIS_CARDS_MAX <= 64) */
     for (int i = 0; beat && i < nu * nv; i++) {
         const double *a = acc + 6 * i;
         bool open = d.pale && a[1] < 0.6 * a[0];
@@ -4776,12 +4784,12 @@ static int cd__read_cells(vis_cards *c, const vis_image *top, const vis_view *vw
                 o->gx = ku;
                 o->gy = kv;
                 o->duplicate = false;
-                bvote[out->ncards - 1] = prior->bvote[pk];
-                bn[out->ncards - 1] = prior->bn[pk];
+                bvote[out->ncards - 1] = prior->as->bvote[pk];
+                bn[out->ncards - 1] = prior->as->bn[pk];
                 prior_used |= (uint64_t)1 << pk;
                 if (!o->face_down)
                     cd__bound_add(o->conf, o->rank_conf,
-                                  prior->bn[pk] >= 2 && (o->suit == CD__S || o->suit == CD__C),
+                                  prior->as->bn[pk] >= 2 && (o->suit == CD__S || o->suit == CD__C),
                                   &ns_ub, &cs_ub);
                 continue;
             }
@@ -4875,6 +4883,8 @@ static int cd__read_cells(vis_cards *c, const vis_image *top, const vis_view *vw
                 o->suit_conf = cr.suit_conf;
                 o->pips = cr.pips;
                 o->court = cr.court;
+                if (!cr.face_down && cr.no_layout)
+                    no_layout |= (uint64_t)1 << (out->ncards - 1);
                 o->conf = cr.rank_conf < cr.suit_conf ? cr.rank_conf : cr.suit_conf;
                 if (!cr.face_down && (o->rank == 0 || o->suit < 0))
                     o->conf = 0;
@@ -4888,10 +4898,9 @@ static int cd__read_cells(vis_cards *c, const vis_image *top, const vis_view *vw
     free(acc);
     if (rc == CD__BEATEN)
         return rc;
-    if (bvote_out)
-        memcpy(bvote_out, bvote, sizeof bvote);
-    if (bn_out)
-        memcpy(bn_out, bn, sizeof bn);
+    memcpy(as->bvote, bvote, sizeof bvote);
+    memcpy(as->bn, bn, sizeof bn);
+    as->no_layout = no_layout;
     if (rc == 0)
         cd__black_split(out, bvote, bn);
     if (rc != 0)
@@ -4911,12 +4920,17 @@ static int cd__read_cells(vis_cards *c, const vis_image *top, const vis_view *vw
     return 0;
 }
 
-/* Face-up cards. */
-static int cd__nup(const vis_cards_reading *out)
+/* Face-up cards that a better grid may read surely: those read as a
+ * rank, and those whose print lay in no layout (a card the grid cut).  A
+ * face-up cell read as nothing at all, in a layout of nothing, is not
+ * counted: a lamp's pool on a speckled mat makes a dozen of them (sim seed
+ * 1400010), and the re-reads on other angles, made until every counted
+ * card reads surely, ran to their end for them at 100-140 ms a frame. */
+static int cd__nup(const vis_cards_reading *out, const cd__aside *as)
 {
     int n = 0;
     for (int i = 0; i < out->ncards; i++)
-        n += !out->cards[i].face_down;
+        n += !out->cards[i].face_down && (out->cards[i].rank > 0 || (as->no_layout >> i & 1));
     return n;
 }
 
@@ -4972,10 +4986,9 @@ int vis_cards_read(vis_cards *c, const vis_image *top, const vis_view *vw, vis_c
         cd__det_free(&d);
         return 0;
     }
-    /* the black votes of the reading in out, and of a re-read */
-    double bv[VIS_CARDS_MAX], bv2[VIS_CARDS_MAX];
-    int bnn[VIS_CARDS_MAX], bn2[VIS_CARDS_MAX];
-    rc = cd__read_cells(c, top, vw, &d, g, out, NULL, NULL, bv, bnn, err);
+    /* what is known beside the reading in out, and beside a re-read */
+    cd__aside as, as2;
+    rc = cd__read_cells(c, top, vw, &d, g, out, NULL, NULL, &as, err);
     /* A silhouette may hold more than cards (glare beside them on a pale
      * mat, run together with them) and its outline turn the grid off the
      * cards' own axes by a few degrees: the cuts then straddle two cards
@@ -4983,7 +4996,7 @@ int vis_cards_read(vis_cards *c, const vis_image *top, const vis_view *vw, vis_c
      * unsure on a grid turned more than a degree off the last sure
      * reading's, the cells are read again on that reading's angle (its
      * short side too); the reading with more sure cards is kept. */
-    if (rc == 0 && c->angle_sure && !out->hand && cd__nsure(out) < cd__nup(out) &&
+    if (rc == 0 && c->angle_sure && !out->hand && cd__nsure(out) < cd__nup(out, &as) &&
         fabs(remainder(g.ang - c->last_angle, CD__PI / 2)) > 1.0 * CD__PI / 180) {
         vis_cards_reading *o2 = malloc(sizeof *o2);
         cd__grid g2;
@@ -4994,13 +5007,12 @@ int vis_cards_read(vis_cards *c, const vis_image *top, const vis_view *vw, vis_c
             o2->pitch_y_mm = out->pitch_y_mm;
             cd__grid_fit(c, &d, &g2, c->last_angle);
             cd__beat bt = {cd__nsure(out), 0, false};
-            cd__prior pr = {out, bv, bnn};
+            cd__prior pr = {out, &as};
             if (g2.ok &&
-                (rc = cd__read_cells(c, top, vw, &d, g2, o2, &bt, &pr, bv2, bn2, err)) == 0 &&
+                (rc = cd__read_cells(c, top, vw, &d, g2, o2, &bt, &pr, &as2, err)) == 0 &&
                 cd__nsure(o2) > cd__nsure(out)) {
                 memcpy(out, o2, sizeof *out);
-                memcpy(bv, bv2, sizeof bv);
-                memcpy(bnn, bn2, sizeof bnn);
+                as = as2;
                 g = g2;
             }
             if (rc == CD__BEATEN)
@@ -5017,13 +5029,13 @@ int vis_cards_read(vis_cards *c, const vis_image *top, const vis_view *vw, vis_c
         int best = cd__nsure(out);
         if (o2) {
             /* both ways at each turn, nearest first, until every
-             * face-up card reads surely; of two readings with as many
+             * face-up card worth it (cd__nup) reads surely; of two readings with as many
              * sure cards, the surer in all (a grid turned the wrong way
              * cuts pips off and reads fewer, less surely) */
             double bsum = cd__confsum(out);
             for (int i = 0; i < 6 && rc == 0; i++) {
                 int k = (i / 2 + 1) * (i % 2 ? -1 : 1);
-                if (i % 2 == 0 && best >= cd__nup(out))
+                if (i % 2 == 0 && best >= cd__nup(out, &as))
                     break;
                 memset(o2, 0, sizeof *o2);
                 o2->hand = out->hand;
@@ -5031,16 +5043,15 @@ int vis_cards_read(vis_cards *c, const vis_image *top, const vis_view *vw, vis_c
                 o2->pitch_y_mm = out->pitch_y_mm;
                 cd__grid_fit(c, &d, &g2, g.ang + k * 2.0 * CD__PI / 180);
                 cd__beat bt = {best, bsum, true};
-                cd__prior pr = {out, bv, bnn};
+                cd__prior pr = {out, &as};
                 if (g2.ok &&
-                    (rc = cd__read_cells(c, top, vw, &d, g2, o2, &bt, &pr, bv2, bn2, err)) == 0 &&
+                    (rc = cd__read_cells(c, top, vw, &d, g2, o2, &bt, &pr, &as2, err)) == 0 &&
                     (cd__nsure(o2) > best ||
                      (cd__nsure(o2) == best && best > 0 && cd__confsum(o2) > bsum))) {
                     best = cd__nsure(o2);
                     bsum = cd__confsum(o2);
                     memcpy(out, o2, sizeof *out);
-                    memcpy(bv, bv2, sizeof bv);
-                    memcpy(bnn, bn2, sizeof bnn);
+                    as = as2;
                     gb = g2;
                 }
                 if (rc == CD__BEATEN)
