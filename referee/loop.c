@@ -47,9 +47,10 @@ struct ref_loop {
     long side_votes[4];  /* moving pixels beyond each side since the last judgement */
     vis_image *prev;     /* the last frame, small and grey */
     double last_overlay;
-    /* the last REF__SEEN readings' measures of how well the camera sees */
+    /* the last REF__SEEN readings' measures of how well the camera sees
+     * (the blur from those that fitted one: not the cards') */
     double seen_ppm[REF__SEEN], seen_blur[REF__SEEN];
-    int nseen;
+    int nseen, nblur;
 };
 
 int ref_loop_new(const ref_loop_config *cfg, ref_loop **out, base_err *err)
@@ -447,16 +448,18 @@ static double ref__median(const double *v, int n)
  * few) for the stats and their advice. */
 static void ref__seen(ref_loop *l, const ref_reading *rd)
 {
-    int n;
+    int n, nb;
     double ppm, blur;
-    if (!(rd->cam_px_per_mm > 0 && rd->blur_mm > 0))
+    if (!(rd->cam_px_per_mm > 0))
         return;
     l->seen_ppm[l->nseen % REF__SEEN] = rd->cam_px_per_mm;
-    l->seen_blur[l->nseen % REF__SEEN] = rd->blur_mm;
     l->nseen++;
+    if (rd->blur_mm > 0)
+        l->seen_blur[l->nblur++ % REF__SEEN] = rd->blur_mm;
     n = l->nseen < REF__SEEN ? l->nseen : REF__SEEN;
+    nb = l->nblur < REF__SEEN ? l->nblur : REF__SEEN;
     ppm = ref__median(l->seen_ppm, n);
-    blur = ref__median(l->seen_blur, n);
+    blur = nb > 0 ? ref__median(l->seen_blur, nb) : 0;
     pthread_mutex_lock(&l->mu);
     l->stats.cam_px_per_mm = ppm;
     l->stats.blur_mm = blur;

@@ -202,9 +202,10 @@ void ref_reading_turn_to(ref_reading *rd, double axes_deg);
 
 /* Whether the camera sees well enough to read game's pieces, from a
  * reading's cam_px_per_mm and blur_mm (a median over several readings is
- * steadier): when not, writes what to do about it into buf and returns
- * true.  False when not measured (0), and for games whose limits have not
- * been measured (all but Qwirkle Cubes). */
+ * steadier; cards go by the first alone): when not, writes what to do
+ * about it into buf and returns true.  False when not measured (0), and
+ * for games whose limits have not been measured (all but Qwirkle Cubes
+ * and cards). */
 bool ref_camera_advice(const char *game, double cam_px_per_mm, double blur_mm, char *buf,
                        size_t cap);
 

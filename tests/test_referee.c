@@ -1225,9 +1225,10 @@ static void test_reading_turn_to(void **state)
     free(rd);
 }
 
-/* The camera advice follows the limits bench_recognize measured: too few
- * pixels a millimetre first, then too much blur; nothing for games whose
- * limits are unmeasured, or before anything was measured. */
+/* The camera advice follows the limits bench_recognize and
+ * bench_recognize_cards measured: too few pixels a millimetre first, then
+ * too much blur; nothing for games whose limits are unmeasured, or before
+ * anything was measured. */
 static void test_camera_advice(void **state)
 {
     char buf[256];
@@ -1244,7 +1245,13 @@ static void test_camera_advice(void **state)
     assert_true(ref_camera_advice("qwirkle", 1.1, 2.0, buf, sizeof buf));
     assert_non_null(strstr(buf, "blurred by 2.0 mm"));
     assert_non_null(strstr(buf, "focus the camera"));
-    assert_false(ref_camera_advice("cards", 0.3, 0, buf, sizeof buf));
+    /* cards: by the pixels a millimetre alone (no blur is fitted) */
+    assert_false(ref_camera_advice("cards", 1.2, 0, buf, sizeof buf));
+    assert_false(ref_camera_advice("cards", 0, 0, buf, sizeof buf));
+    assert_true(ref_camera_advice("cards", 0.85, 0, buf, sizeof buf));
+    assert_non_null(strstr(buf, "0.85 pixels a millimetre"));
+    assert_non_null(strstr(buf, "spade and a club"));
+    assert_false(ref_camera_advice("stack4", 0.3, 0, buf, sizeof buf));
     assert_false(ref_camera_advice(NULL, 0.3, 2.8, buf, sizeof buf));
 }
 

@@ -422,7 +422,8 @@ static void test_calibration_profiles(void **state)
 }
 
 /* `tablecam recognize` notes a camera too coarse for the shapes (the same
- * advice as watch's), and says nothing of one that sees them well. */
+ * advice as watch's), and says nothing of one that sees them well; the
+ * same for cards. */
 static void test_recognize_camera_note(void **state)
 {
     char *dir = th_tmpdir(), *small = th_path(dir, "small"), *large = th_path(dir, "large");
@@ -458,6 +459,23 @@ static void test_recognize_camera_note(void **state)
     assert_int_equal(r.status, 0);
     assert_null(strstr(r.err, "note:"));
     assert_non_null(strstr(r.out, "\"color\":\"purple\",\"shape\":\"square\""));
+    th_run_free(&r);
+    /* cards at 640x480, the first card on the table: too coarse for them */
+    th_rmtree(small);
+    assert_int_equal(th_tablecam(&r, NULL,
+                                 (const char *[]){"sim", "--game", "cards", "--seed", "5",
+                                                  "--out", small, "--frames", "2", NULL}),
+                     0);
+    assert_int_equal(r.status, 0);
+    th_run_free(&r);
+    free(f1);
+    f1 = th_path(small, "frame-00001.png");
+    assert_int_equal(th_tablecam(&r, NULL, (const char *[]){"recognize", "--game", "cards", f1,
+                                                            NULL}),
+                     0);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.err, "note: the camera sees the cards at 0."));
+    assert_non_null(strstr(r.out, "\"card\":"));
     th_run_free(&r);
     th_rmtree(dir);
     free(f1);
