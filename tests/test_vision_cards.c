@@ -1434,6 +1434,20 @@ static void test_glare_disc_pip_lattice(void **state)
     expect_lone_sim_card(1400004, 14, 5, "\"card\":\"8H\"", 8, 1);
 }
 
+/* Three cards inside a lamp's glare disc on a pale mat (sim seed 1100001
+ * frame 54: a 7H and a 6C side by side, an 8C above the 7H): the grid's
+ * phase along the cards' short side comes from the steps and ridges
+ * inside the disc, and the columns of small index symbols and letters a
+ * few millimetres in from the cards' edges are ridges too.  Counted,
+ * they set the columns 21 mm off (the 8C read as a 7C); ridges beside
+ * print are left out. */
+static void test_glare_disc_index_ridges(void **state)
+{
+    (void)state;
+    expect_sim_cards(1100001, 5, 53, "\"card\":\"8C\"", 3, 1 << 6 | 1 << 7 | 1 << 8,
+                     1 << 1 | 1 << 3);
+}
+
 /* A 4D the first grid cuts (its print in no layout, read as nothing)
  * beside a 3S read surely (sim seed 1400003 frame 24): the re-reads on
  * turned grids go on until it reads, a turn of 2 degrees.  (They stop
@@ -1699,6 +1713,7 @@ int main(void)
         cmocka_unit_test(test_black_split_without_ace),
         cmocka_unit_test(test_glare_disc_pip_lattice),
         cmocka_unit_test(test_cut_card_turns_grid),
+        cmocka_unit_test(test_glare_disc_index_ridges),
         cmocka_unit_test(test_glow_into_cards),
         cmocka_unit_test(test_glow_on_black_mat), cmocka_unit_test(test_table_along_side),
         cmocka_unit_test(test_wide_court),    cmocka_unit_test(test_column_by_long_sides),

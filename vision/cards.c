@@ -1967,6 +1967,17 @@ static double cd__proj_score(const double *px, const double *py, int n, double a
     return s;
 }
 
+/* Whether print (d->ink) lies in pixel i's 3 x 3 neighbourhood (i not on
+ * the view's border). */
+static inline bool cd__print_beside(const cd__det *d, int i)
+{
+    const int w = d->w;
+    for (int j = i - w; j <= i + w; j += w)
+        if (d->ink[j - 1] || d->ink[j] || d->ink[j + 1])
+            return true;
+    return false;
+}
+
 /* Whether pixel i of the mask (not on the view's border) is one of
  * cd__angle's points: on the outline, or where the outline is glare's
  * (d->soft) a sharp step inside it with no print beside it (the cards'
@@ -1978,13 +1989,7 @@ static inline bool cd__angle_point(const cd__det *d, const unsigned char *m, int
 {
     if (!d->soft)
         return cd__on_outline(m, d->w);
-    if (!m[0] || !d->edge[i])
-        return false;
-    const int w = d->w;
-    for (int j = i - w; j <= i + w; j += w)
-        if (d->ink[j - 1] || d->ink[j] || d->ink[j + 1])
-            return false;
-    return true;
+    return m[0] && d->edge[i] && !cd__print_beside(d, i);
 }
 
 static double cd__angle(const cd__det *d)
@@ -2271,6 +2276,12 @@ static void cd__grid_fit(vis_cards *c, const cd__det *d, cd__grid *g, double for
                 }
                 ru = ru > 12 ? (ru < cap ? ru : cap) : 0;
                 rv = rv > 12 ? (rv < cap ? rv : cap) : 0;
+                /* (inside glare's outline, a ridge beside print is the
+                 * print's: the index's small symbols and letters, in
+                 * columns a few millimetres in from the cards' edges,
+                 * set sim seed 1100001 frame 54's columns 21 mm off) */
+                if (d->soft && (ru > 0 || rv > 0) && cd__print_beside(d, y * d->w + x))
+                    ru = rv = 0;
                 /* (adding 0 to the non-negative sums changes nothing) */
                 if (!gx && !gy && ru == 0 && rv == 0 && lu == 0 && lv == 0)
                     continue;
