@@ -4612,13 +4612,12 @@ static inline void cd__sums_put(double *cell, double a0, double a1, double a2, d
 
 /* Reads the cells of grid g over the view (its det d): the cards, their
  * duplicates, the grid's angle and phase into out, what else is known of
- * its cards into as.  With beat, a reading
- * that can no longer beat it is stopped (returns CD__BEATEN, out is
- * partial): every cell still to read counted as a sure card of conf 1,
- * and a black card whose rank is sure counted sure (the split across the
- * view may raise its suit's conf), it would still fall short.  The
- * re-reads on other angles are most of a frame's time when they mend
- * nothing. */
+ * its cards into as.  With beat, a reading that can no longer beat it is
+ * stopped (returns CD__BEATEN, out is partial): every cell still to read
+ * counted as a sure card of conf 1, and a black card whose rank is sure
+ * counted sure (the split across the view may raise its suit's conf), it
+ * would still fall short.  The re-reads on other angles are most of a
+ * frame's time when they mend nothing. */
 static int cd__read_cells(vis_cards *c, const vis_image *top, const vis_view *vw,
                           const cd__det *dp, cd__grid g, vis_cards_reading *out,
                           const cd__beat *beat, const cd__prior *prior, cd__aside *as,
@@ -4626,6 +4625,7 @@ static int cd__read_cells(vis_cards *c, const vis_image *top, const vis_view *vw
 {
     cd__det d = *dp;
     int rc = 0;
+    memset(as, 0, sizeof *as);
     c->nno_layout = 0;
     out->grid_angle_deg = g.ang * 180 / CD__PI;
     out->phase_x_mm = g.phu;
@@ -5040,9 +5040,10 @@ int vis_cards_read(vis_cards *c, const vis_image *top, const vis_view *vw, vis_c
         int best = cd__nsure(out);
         if (o2) {
             /* both ways at each turn, nearest first, until every
-             * face-up card worth it (cd__nup) reads surely; of two readings with as many
-             * sure cards, the surer in all (a grid turned the wrong way
-             * cuts pips off and reads fewer, less surely) */
+             * face-up card worth it (cd__nup) reads surely; of two
+             * readings with as many sure cards, the surer in all (a grid
+             * turned the wrong way cuts pips off and reads fewer, less
+             * surely) */
             double bsum = cd__confsum(out);
             for (int i = 0; i < 6 && rc == 0; i++) {
                 int k = (i / 2 + 1) * (i % 2 ? -1 : 1);
