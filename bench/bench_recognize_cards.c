@@ -3,9 +3,8 @@
  * on hold seeds the tests render too: 910001, 910014, 920010, 960007,
  * 960008, 970007, 970013, 1100001, 1100002, 1100009, 1100011, 1100012,
  * 1200002, 1400003, 1400004, 1400006; a --seed no session has looked at
- * gives the held-out figure,
- * see docs/vision-cards.md.)  Prints
- * per-card rank and suit accuracy, card precision and recall, the
+ * gives the held-out figure, see docs/vision-cards.md.)  Prints per-card
+ * rank and suit accuracy, card precision and recall, the
  * confidence deciles of right and wrong reads, the share of frames whose
  * whole board is read exactly, and CPU milliseconds per frame next to the
  * targets (99% exact boards; under 15 ms per 1280x960 frame on

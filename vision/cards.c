@@ -2305,18 +2305,18 @@ static void cd__grid_fit(vis_cards *c, const cd__det *d, cd__grid *g, double for
          * cells cleanly, whole or empty, wins.  A silhouette of glare
          * (d->soft) fills no cells cleanly: the way of the last sure
          * reading wins (cards on the table do not turn by 90 degrees). */
-        if (!forced && d->soft && fabs(sa_ - sb_) < 0.25 * fmax(sa_, sb_)) {
-            if (c->angle_sure) {
+        if (!forced && fabs(sa_ - sb_) < 0.25 * fmax(sa_, sb_)) {
+            if (!d->soft) {
+                double fa = cd__fill_ambiguity(d, ca, sa, c->cw, c->ch, phu_a, phv_a);
+                double fb = cd__fill_ambiguity(d, ca, sa, c->ch, c->cw, phu_b, phv_b);
+                sa_ = fa <= fb ? 1 : 0;
+                sb_ = fa <= fb ? 0 : 1;
+            } else if (c->angle_sure) {
                 bool wa = fabs(remainder(ang - c->last_angle, CD__PI)) <=
                           fabs(remainder(ang + CD__PI / 2 - c->last_angle, CD__PI));
                 sa_ = wa;
                 sb_ = !wa;
             }
-        } else if (!forced && fabs(sa_ - sb_) < 0.25 * fmax(sa_, sb_)) {
-            double fa = cd__fill_ambiguity(d, ca, sa, c->cw, c->ch, phu_a, phv_a);
-            double fb = cd__fill_ambiguity(d, ca, sa, c->ch, c->cw, phu_b, phv_b);
-            sa_ = fa <= fb ? 1 : 0;
-            sb_ = fa <= fb ? 0 : 1;
         }
         /* One card alone: its silhouette's extent says which way it lies
          * (on a pale mat its outline may be too broken for the combs; a
@@ -4612,12 +4612,12 @@ static inline void cd__sums_put(double *cell, double a0, double a1, double a2, d
 
 /* Reads the cells of grid g over the view (its det d): the cards, their
  * duplicates, the grid's angle and phase into out, what else is known of
- * its cards into as.  With beat, a reading that can no longer beat it is
- * stopped (returns CD__BEATEN, out is partial): every cell still to read
- * counted as a sure card of conf 1, and a black card whose rank is sure
- * counted sure (the split across the view may raise its suit's conf), it
- * would still fall short.  The re-reads on other angles are most of a
- * frame's time when they mend nothing. */
+ * its cards into as (not prior's).  With beat, a reading that can no
+ * longer beat it is stopped (returns CD__BEATEN, out is partial): every
+ * cell still to read counted as a sure card of conf 1, and a black card
+ * whose rank is sure counted sure (the split across the view may raise
+ * its suit's conf), it would still fall short.  The re-reads on other
+ * angles are most of a frame's time when they mend nothing. */
 static int cd__read_cells(vis_cards *c, const vis_image *top, const vis_view *vw,
                           const cd__det *dp, cd__grid g, vis_cards_reading *out,
                           const cd__beat *beat, const cd__prior *prior, cd__aside *as,
@@ -4651,8 +4651,9 @@ static int cd__read_cells(vis_cards *c, const vis_image *top, const vis_view *vw
     if (nu <= 0 || nv <= 0 || nu > 64 || nv > 64)
         return 0;
     double *acc = calloc((size_t)nu * nv * 6, sizeof *acc);
-    double bvote[VIS_CARDS_MAX] = {0};
-    int bn[VIS_CARDS_MAX] = {0};
+    /* (the black votes straight into as, cleared above) */
+    double *bvote = as->bvote;
+    int *bn = as->bn;
     if (!acc)
         return base_err_set(err, BASE_ENOMEM, "vis_cards_read: out of memory");
     const double inset = 6;
@@ -4724,7 +4725,7 @@ static int cd__read_cells(vis_cards *c, const vis_image *top, const vis_view *vw
     /* the cells still to read, and the bounds on the reading (see beat) */
     int rem = 0, ns_ub = 0;
     double cs_ub = 0;
-    uint64_t prior_used = 0, no_layout = 0; /* (VIS_CARDS_MAX <= 64) */
+    uint64_t prior_used = 0; /* (VIS_CARDS_MAX <= 64) */
     for (int i = 0; beat && i < nu * nv; i++) {
         const double *a = acc + 6 * i;
         bool open = d.pale && a[1] < 0.6 * a[0];
@@ -4895,7 +4896,7 @@ static int cd__read_cells(vis_cards *c, const vis_image *top, const vis_view *vw
                 o->pips = cr.pips;
                 o->court = cr.court;
                 if (!cr.face_down && cr.no_layout)
-                    no_layout |= (uint64_t)1 << (out->ncards - 1);
+                    as->no_layout |= (uint64_t)1 << (out->ncards - 1);
                 o->conf = cr.rank_conf < cr.suit_conf ? cr.rank_conf : cr.suit_conf;
                 if (!cr.face_down && (o->rank == 0 || o->suit < 0))
                     o->conf = 0;
@@ -4909,9 +4910,6 @@ static int cd__read_cells(vis_cards *c, const vis_image *top, const vis_view *vw
     free(acc);
     if (rc == CD__BEATEN)
         return rc;
-    memcpy(as->bvote, bvote, sizeof bvote);
-    memcpy(as->bn, bn, sizeof bn);
-    as->no_layout = no_layout;
     if (rc == 0)
         cd__black_split(out, bvote, bn);
     if (rc != 0)
