@@ -41,46 +41,47 @@ struct ref_reader {
     double axes_deg;
 };
 
-/* The limits, from bench_recognize's split of whole-board exactness (three
- * sets of 1280x960 frames, 900 in all; 640x480 for the coarsest): below
- * 0.6 px/mm at the board 58 % of the boards read exactly (100 frames),
- * 77-100 % above; with the symbols' fitted blur below 1.55 mm 99.4 % (636
- * of 640), at 1.7 mm 77 % (58 of 75), at 2.0 mm or more 51 % (55 of 107). */
-#define REF__MIN_PX_PER_MM 0.6
-#define REF__MAX_BLUR_MM 1.55
-
-/* Cards, from bench_recognize_cards's split (twelve sets of 1280x960
+/* Each game's limits: below min_ppm px/mm at the board (the camera's own),
+ * what cannot be told apart; at max_blur mm or more of fitted blur (0: no
+ * blur is fitted), shapes misread.
+ * Qwirkle Cubes, from bench_recognize's split of whole-board exactness
+ * (three sets of 1280x960 frames, 900 in all; 640x480 for the coarsest):
+ * below 0.6 px/mm at the board 58 % of the boards read exactly (100
+ * frames), 77-100 % above; with the symbols' fitted blur below 1.55 mm
+ * 99.4 % (636 of 640), at 1.7 mm 77 % (58 of 75), at 2.0 mm or more 51 %
+ * (55 of 107).
+ * Cards, from bench_recognize_cards's split (twelve sets of 1280x960
  * frames, 1290 in all): at 1.0 px/mm or more at the board 99.5 % of the
  * boards read exactly (181 of 182), at 0.8-1.0 94.3 % (595 of 631), at
  * 0.6-0.8 91.6 % (425 of 464): below it a court's letter and a black
  * suit's shape come down to a few pixels. */
-#define REF__CARDS_MIN_PX_PER_MM 1.0
+static const struct ref__limits {
+    const char *game, *sees, *tell;
+    double min_ppm, max_blur;
+} ref__limits[] = {
+    {"qwirkle", "the board", "the symbols' shapes apart", 0.6, 1.55},
+    {"cards", "the cards", "a jack, a queen and a king, or a spade and a club, apart every time",
+     1.0, 0},
+};
 
 bool ref_camera_advice(const char *game, double cam_px_per_mm, double blur_mm, char *buf,
                        size_t cap)
 {
-    if (game && strcmp(game, "cards") == 0) {
-        if (!(cam_px_per_mm > 0 && cam_px_per_mm < REF__CARDS_MIN_PX_PER_MM))
-            return false;
+    const struct ref__limits *lm = NULL;
+    for (size_t i = 0; game && i < sizeof ref__limits / sizeof *ref__limits; i++)
+        if (strcmp(game, ref__limits[i].game) == 0)
+            lm = &ref__limits[i];
+    if (!lm)
+        return false;
+    if (cam_px_per_mm > 0 && cam_px_per_mm < lm->min_ppm) {
         snprintf(buf, cap,
-                 "the camera sees the cards at %.2f pixels a millimetre, too few to tell a "
-                 "jack, a queen and a king, or a spade and a club, apart every time (%.1f are "
+                 "the camera sees %s at %.2f pixels a millimetre, too few to tell %s (%.1f are "
                  "needed): give it a larger frame size (v4l2:/dev/videoN:size=1920x1080) or "
                  "bring it closer",
-                 cam_px_per_mm, REF__CARDS_MIN_PX_PER_MM);
+                 lm->sees, cam_px_per_mm, lm->tell, lm->min_ppm);
         return true;
     }
-    if (!game || strcmp(game, "qwirkle") != 0)
-        return false;
-    if (cam_px_per_mm > 0 && cam_px_per_mm < REF__MIN_PX_PER_MM) {
-        snprintf(buf, cap,
-                 "the camera sees the board at %.2f pixels a millimetre, too few to tell the "
-                 "symbols' shapes apart (%.1f are needed): give it a larger frame size "
-                 "(v4l2:/dev/videoN:size=1920x1080) or bring it closer",
-                 cam_px_per_mm, REF__MIN_PX_PER_MM);
-        return true;
-    }
-    if (blur_mm >= REF__MAX_BLUR_MM) {
+    if (lm->max_blur > 0 && blur_mm >= lm->max_blur) {
         snprintf(buf, cap,
                  "the symbols look blurred by %.1f mm, so shapes may be misread and "
                  "asked about: focus the camera, give it a larger frame size or bring it closer",
