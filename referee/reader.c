@@ -1,5 +1,5 @@
 /* referee/reader.c: one camera frame to a reading of the pieces. */
-#include "referee.h"
+#include "internal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -402,6 +402,62 @@ static void ref__alts(const rules_piece *p, double conf, int a2, double ca, int 
     }
 }
 
+/* ref_reading_agree's count: p's neighbours in rd that p does not go with. */
+static int ref__breaks(const char *game, const ref_reading *rd, int i, const rules_piece *p)
+{
+    int n = 0;
+    for (int j = 0; j < rd->n; j++)
+        n += j != i && abs(rd->pieces[j].x - p->x) + abs(rd->pieces[j].y - p->y) == 1 &&
+             !rules_side_by_side(game, p, &rd->pieces[j]);
+    return n;
+}
+
+static bool ref__read_elsewhere(const ref_reading *rd, int i, const rules_piece *p)
+{
+    for (int j = 0; j < rd->n; j++)
+        if (j != i && ref__same_piece(&rd->pieces[j], p))
+            return true;
+    return false;
+}
+
+/* The alternatives taken are those the referee would take for a reading
+ * against the rules (REF__ALT_FLOOR), the one that mends the most sides
+ * first, the likelier when two mend alike; each turn mends more sides than
+ * it breaks, so the turns end. */
+void ref_reading_agree(ref_reading *rd, const char *game)
+{
+    for (;;) {
+        int bi = -1, bd = -1, bmend = 0;
+        float bw = 0;
+        for (int i = 0; i < rd->n; i++) {
+            int now;
+            if (rd->conf[i] >= REF__CERTAIN ||
+                (now = ref__breaks(game, rd, i, &rd->pieces[i])) == 0)
+                continue;
+            for (int d = 0; d < rd->alt[i].n; d++) {
+                const rules_piece *q = &rd->alt[i].p[d];
+                float w = rd->alt[i].w[d];
+                int mend;
+                if (w < REF__ALT_FLOOR || ref__read_elsewhere(rd, i, q))
+                    continue;
+                mend = now - ref__breaks(game, rd, i, q);
+                if (mend > bmend || (mend == bmend && mend > 0 && w > bw)) {
+                    bi = i;
+                    bd = d;
+                    bmend = mend;
+                    bw = w;
+                }
+            }
+        }
+        if (bi < 0)
+            return;
+        rules_piece was = rd->pieces[bi];
+        rd->pieces[bi] = rd->alt[bi].p[bd];
+        rd->alt[bi].p[bd] = was;
+        rd->conf[bi] = fminf(rd->conf[bi], 0.5f);
+    }
+}
+
 void ref_reading_turn_to(ref_reading *rd, double axes_deg)
 {
     double d = remainder(rd->grid_angle_deg - axes_deg, 360.0);
@@ -487,6 +543,7 @@ static int ref__read(ref_reader *r, const vis_image *frame, ref_reading *out, ba
             out->y_mm[out->n] = vc->y_mm;
             out->n++;
         }
+        ref_reading_agree(out, r->game);
         return 0;
     }
     /* The frame itself, for a coarse camera's close calls (JPEG's blocks

@@ -8,9 +8,7 @@
 #include <string.h>
 
 #define REF__MAX_PIECES 256
-#define REF__CERTAIN 0.9f  /* pieces read at least this sure are not second-guessed */
 #define REF__MAX_TRY 6     /* at most this many pieces' alternatives are combined */
-#define REF__ALT_FLOOR 0.2 /* an alternative reading this unlikely is not taken */
 #define REF__GUESSES 52   /* guesses remembered (the newest): a deck's worth */
 #define REF__GUESS_MAX 15 /* other cards remembered for each */
 #define REF__GATHER 25    /* captured cards not yet gathered (a 5x5 union at most) */

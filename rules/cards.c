@@ -98,6 +98,11 @@ static bool cards__match(int a, int b)
     return ra == rb || cards__suit(a) == cards__suit(b) || abs(ra - rb) == 1;
 }
 
+static bool cards__side_by_side(const rules_piece *a, const rules_piece *b)
+{
+    return !cards__valid(a) || !cards__valid(b) || cards__match(cards__index(a), cards__index(b));
+}
+
 static const int cards__dx[4] = {1, -1, 0, 0}, cards__dy[4] = {0, 0, 1, -1};
 
 /* The complete squares containing (x,y) once a card lies there (the cell is
@@ -754,6 +759,7 @@ const rules__engine rules__cards_engine = {
     .apply = cards__apply,
     .position = cards__position,
     .generate = cards__generate,
+    .side_by_side = cards__side_by_side,
     .piece_from_json = rules__cards_piece_from_json,
     .piece_to_json = rules__cards_piece_to_json,
     .move_from_json = rules__cards_move_from_json,

@@ -28,6 +28,9 @@ typedef struct rules__engine {
     int (*position)(const void *state, rules_piece *out, int cap);
     int (*generate)(const void *state, int player, const rules_piece *hand, int nhand,
                     rules_move_fn fn, void *ctx);
+    /* Whether two pieces may share a side, as far as the pair alone says
+     * (see rules_side_by_side); NULL where the game has no such rule. */
+    bool (*side_by_side)(const rules_piece *a, const rules_piece *b);
 
     /* Codec. */
     int (*piece_from_json)(const cJSON *obj, rules_piece *out, base_err *err);

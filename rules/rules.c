@@ -221,6 +221,12 @@ cJSON *rules_piece_to_json(const char *game, const rules_piece *p)
     return e && e->piece_to_json ? e->piece_to_json(p) : NULL;
 }
 
+bool rules_side_by_side(const char *game, const rules_piece *a, const rules_piece *b)
+{
+    const rules__engine *e = rules__find(game);
+    return !e || !e->side_by_side || e->side_by_side(a, b);
+}
+
 const char *rules_piece_text(const char *game, const rules_piece *p, char *buf, size_t n)
 {
     const rules__engine *e = rules__find(game);

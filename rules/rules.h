@@ -172,6 +172,13 @@ typedef int (*rules_move_fn)(void *ctx, const rules_move *m);
 int rules_generate(const rules_game *g, int player, const rules_piece *hand,
                    int nhand, rules_move_fn fn, void *ctx);
 
+/* Whether pieces a and b of game may lie side by side, as far as the pair
+ * alone says (cards: same rank, same suit, or ranks one apart; a face-down
+ * card says nothing).  True for games with no rule on a pair alone and for
+ * unknown games.  A recogniser's prior: which reading of an unsure piece
+ * its neighbours make likelier. */
+bool rules_side_by_side(const char *game, const rules_piece *a, const rules_piece *b);
+
 /* ---- stack4 solver (docs/rules-stack4.md) ---- */
 
 enum rules_solve_result {

@@ -1225,6 +1225,104 @@ static void test_reading_turn_to(void **state)
     free(rd);
 }
 
+/* A card of a cards reading at (x, y): rank r, suit s, conf c. */
+static void agree_card(ref_reading *rd, int x, int y, int r, int s, float c)
+{
+    rules_piece *p = &rd->pieces[rd->n];
+    memset(p, 0, sizeof *p);
+    p->owner = -1;
+    p->x = (int16_t)x, p->y = (int16_t)y;
+    p->a = (uint8_t)r, p->b = (uint8_t)s;
+    rd->conf[rd->n] = c;
+    rd->alt[rd->n].n = 0;
+    rd->n++;
+}
+
+static void agree_alt(ref_reading *rd, int i, int r, int s, float w)
+{
+    ref_alts *a = &rd->alt[i];
+    a->p[a->n] = rd->pieces[i];
+    a->p[a->n].a = (uint8_t)r, a->p[a->n].b = (uint8_t)s;
+    a->w[a->n++] = w;
+}
+
+/* The neighbours' word on unsure cards: a KC that does not go with the 5S
+ * beside it is the KS it might be (and keeps the KC to try, at most half
+ * sure); not when it was read surely, when the KS is too unlikely for the
+ * referee to take or lies elsewhere on the table, nor when the KS would
+ * break as many sides as it mends; the likelier of two that mend alike. */
+static void test_reading_agree(void **state)
+{
+    ref_reading *rd = calloc(1, sizeof *rd);
+    const int S = RULES_SPADES, H = RULES_HEARTS, C = RULES_CLUBS;
+    (void)state;
+    agree_card(rd, 0, 0, 5, S, 0.95f);
+    agree_card(rd, 1, 0, 13, C, 0.6f);
+    agree_alt(rd, 1, 13, S, 0.4f);
+    agree_alt(rd, 1, 12, C, 0.1f);
+    ref_reading_agree(rd, "cards");
+    assert_int_equal(rd->pieces[1].a, 13);
+    assert_int_equal(rd->pieces[1].b, S);
+    assert_true(rd->conf[1] <= 0.5f);
+    assert_int_equal(rd->alt[1].n, 2);
+    assert_int_equal(rd->alt[1].p[0].b, C); /* the first reading, to try */
+    assert_true(fabsf(rd->alt[1].w[0] - 0.4f) < 1e-6f);
+    assert_int_equal(rd->pieces[0].b, S);   /* the sure 5S is not touched */
+    assert_int_equal(rd->pieces[1].x, 1);
+
+    /* read surely: an illegal placement stands as read */
+    rd->n = 0;
+    agree_card(rd, 0, 0, 5, S, 0.95f);
+    agree_card(rd, 1, 0, 13, C, 0.92f);
+    agree_alt(rd, 1, 13, S, 0.4f);
+    ref_reading_agree(rd, "cards");
+    assert_int_equal(rd->pieces[1].b, C);
+    assert_true(fabsf(rd->conf[1] - 0.92f) < 1e-6f);
+
+    /* too unlikely for the referee */
+    rd->n = 0;
+    agree_card(rd, 0, 0, 5, S, 0.95f);
+    agree_card(rd, 1, 0, 13, C, 0.6f);
+    agree_alt(rd, 1, 13, S, 0.15f);
+    ref_reading_agree(rd, "cards");
+    assert_int_equal(rd->pieces[1].b, C);
+
+    /* the KS is read elsewhere (one deck) */
+    agree_card(rd, 5, 5, 13, S, 0.95f);
+    rd->alt[1].w[0] = 0.4f;
+    ref_reading_agree(rd, "cards");
+    assert_int_equal(rd->pieces[1].b, C);
+
+    /* mends the 5S's side, breaks the 5C's */
+    rd->n = 0;
+    agree_card(rd, 0, 0, 5, S, 0.95f);
+    agree_card(rd, 1, 0, 13, C, 0.6f);
+    agree_alt(rd, 1, 13, S, 0.4f);
+    agree_card(rd, 2, 0, 5, C, 0.95f);
+    ref_reading_agree(rd, "cards");
+    assert_int_equal(rd->pieces[1].b, C);
+    assert_true(fabsf(rd->conf[1] - 0.6f) < 1e-6f);
+
+    /* two that mend alike: the likelier */
+    rd->n = 0;
+    agree_card(rd, 0, 0, 5, S, 0.95f);
+    agree_card(rd, 0, 1, 9, H, 0.4f);
+    agree_alt(rd, 1, 6, H, 0.3f);
+    agree_alt(rd, 1, 9, S, 0.5f);
+    ref_reading_agree(rd, "cards");
+    assert_int_equal(rd->pieces[1].a, 9);
+    assert_int_equal(rd->pieces[1].b, S);
+
+    /* a game with no rule on pairs: nothing turns */
+    rd->n = 0;
+    agree_card(rd, 0, 0, 5, S, 0.95f);
+    agree_card(rd, 1, 0, 13, C, 0.6f);
+    agree_alt(rd, 1, 13, S, 0.4f);
+    ref_reading_agree(rd, "qwirkle");
+    assert_int_equal(rd->pieces[1].b, C);
+    free(rd);
+}
+
 /* The camera advice follows the limits bench_recognize and
  * bench_recognize_cards measured: too few pixels a millimetre first, then
  * too much blur; nothing for games whose limits are unmeasured, or before
@@ -1436,6 +1534,7 @@ int main(void)
         cmocka_unit_test(test_cards_square_seen_before_gathered),
         cmocka_unit_test(test_cards_glimpsed),
         cmocka_unit_test(test_reading_turn_to),
+        cmocka_unit_test(test_reading_agree),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -293,6 +293,33 @@ static void test_no_wrap(void **state)
     rules_game_free(g);
 }
 
+/* The pair rule alone, for a recogniser's prior: the same rule as a
+ * placement's (same rank, same suit, ranks one apart, no wrap); a
+ * face-down card says nothing, nor a game with no pair rule. */
+static void test_side_by_side(void **state)
+{
+    rules_piece a = {0}, b = {0};
+    (void)state;
+    a.a = 13, a.b = RULES_SPADES;                      /* KS */
+    b.a = 5, b.b = RULES_SPADES;                       /* 5S */
+    assert_true(rules_side_by_side("cards", &a, &b));  /* same suit */
+    b.b = RULES_CLUBS;                                 /* 5C */
+    assert_false(rules_side_by_side("cards", &a, &b));
+    assert_false(rules_side_by_side("cards", &b, &a));
+    b.a = 13;                                          /* KC */
+    assert_true(rules_side_by_side("cards", &a, &b));  /* same rank */
+    b.a = 12;                                          /* QC */
+    assert_true(rules_side_by_side("cards", &a, &b));  /* one apart */
+    b.a = 1;                                           /* AC: K and A do not wrap */
+    assert_false(rules_side_by_side("cards", &a, &b));
+    b.c = 1;                                           /* face down */
+    b.a = 0, b.b = 0;
+    assert_true(rules_side_by_side("cards", &a, &b));
+    b.c = 0, b.a = 1, b.b = RULES_CLUBS;
+    assert_true(rules_side_by_side("qwirkle", &a, &b));
+    assert_true(rules_side_by_side("no-such-game", &a, &b));
+}
+
 static void test_hand_rules(void **state)
 {
     rules_game *g = game_with("KH", NULL);
@@ -1151,6 +1178,7 @@ int main(void)
         cmocka_unit_test(test_header),
         cmocka_unit_test(test_placement_rules),
         cmocka_unit_test(test_no_wrap),
+        cmocka_unit_test(test_side_by_side),
         cmocka_unit_test(test_hand_rules),
         cmocka_unit_test(test_bad_moves),
         cmocka_unit_test(test_capture_single),
