@@ -389,6 +389,8 @@ int main(int argc, char **argv)
                 bool ok = compare(truth, nt, rd, &c, verbose, seed, k);
                 exact += ok;
                 band_add(&by_ppm, ppm, ok);
+                if (!ok && verbose)
+                    printf("  seed %llu frame %d: the camera at %.2f px/mm\n", seed, k, ppm);
                 if (!ok && dump) {
                     char path[600];
                     snprintf(path, sizeof path, "%s/miss-%llu-%d.png", dump, seed, k);
