@@ -1107,6 +1107,41 @@ static void test_hand_not_sheen(void **state)
     free(r);
 }
 
+/* A lamp's pool on green felt beside a lone card: the felt lit is its
+ * own green with white added, off the felt's chromaticity by more than
+ * the ink bound (a flat felt's is low), so it was ink, never glare, and
+ * read as four to eight cards (cells of another hue than the mat: backs);
+ * it is the mat, lit, and the card is read alone. */
+static void test_lit_felt(void **state)
+{
+    (void)state;
+    vis_image *img = new_view();
+    light_mat(img, vis_rgb(50, 110, 60), 290, 300, 120, 60, 1);
+    draw_card(img, &plain, 190, 240, 0.06, 7, vis_rgb(0, 0, 0));
+    vis_cards_reading *r = survey_and_read(img, 1.2, NULL);
+    assert_int_equal(r->ncards, 1);
+    const vis_card *a = card_near(r, 190, 240, 5);
+    assert_non_null(a);
+    assert_int_equal(a->rank, 7);
+    free(r);
+    vis_image_free(img);
+}
+
+/* ... and a sheen by a marker on the live referee's match (sim seed 801,
+ * a lone KS turned 4.3 degrees, seen at 0.63 px/mm; its third frame, a
+ * still table): the sheen, ink by its colour, with a straight edge along
+ * the mat's, set the grid, turned by 90 degrees, and no card was read. */
+static void test_lit_felt_sheen(void **state)
+{
+    (void)state;
+    ref_reading *r = read_sim(801, 12, 2, "\"stable\":true,\"hand_in_view\":false");
+    assert_false(r->hand);
+    assert_int_equal(r->n, 1);
+    assert_int_equal(r->pieces[0].b, RULES_SPADES);
+    assert_true(fabs(remainder(r->grid_angle_deg + 4.3, 180)) < 6);
+    free(r);
+}
+
 /* Pips in no card's layout (what a cut straddling two cards shows): five
  * pips of which one has no mirror image about the middle of their box.
  * The count is read, but not surely (conf under 0.5); the same card in
@@ -1705,7 +1740,7 @@ int main(void)
         cmocka_unit_test(test_blurred_spade),
         cmocka_unit_test(test_ace_upside_down), cmocka_unit_test(test_speck_not_ace),
         cmocka_unit_test(test_glow_not_back), cmocka_unit_test(test_axes_kept_from_sure),
-        cmocka_unit_test(test_pips_off_layout), cmocka_unit_test(test_hand_not_sheen),
+        cmocka_unit_test(test_pips_off_layout), cmocka_unit_test(test_hand_not_sheen), cmocka_unit_test(test_lit_felt), cmocka_unit_test(test_lit_felt_sheen),
         cmocka_unit_test(test_gap_not_back),  cmocka_unit_test(test_lone_ace_under_lamp),
         cmocka_unit_test(test_court_headgear),
         cmocka_unit_test(test_king_by_crown),

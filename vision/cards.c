@@ -953,6 +953,33 @@ static bool cd__mat_fit(const cd__det *d, const vis_view *vw, cd__mat *mt)
     return true;
 }
 
+/* Whether pixel p (B G R), brighter than the mat's model there and of
+ * another chromaticity than the mat (ink by colour), is the mat itself
+ * under more light (mrgb: the mat's colour at the model's brightness): at
+ * least half the mat's own colour, with no more white added than twice
+ * its level, within CD__LIT_RES levels.  A lamp's pool or a sheen moves a
+ * coloured mat's chromaticity toward white as it brightens, past the ink
+ * bound, and what is ink is never glare: on green felt (sim seed 970002
+ * frame 144: the lit felt 125-155 off the felt's chromaticity against a
+ * bound of 156) a pool of seven cards' area round a lone 10C took the
+ * grid and the card was cut 41 mm off; a sheen by a marker turned a lone
+ * KS's grid by 90 degrees on the live referee's seed 801.  White stock is
+ * all added white (a near 0), print of another hue is off the line.  Only
+ * on a mat of a strong colour (its chromaticity CD__LIT_MAT off grey, x
+ * 765; the twelve frame sets' mats: greys and paper 0-60, a light wood
+ * 131, the rest 200-600): on the light wood (sim seed 930508) a court
+ * picture's warm ground is the wood's colour with white added, and its
+ * kings were lost; the bound on the white keeps cream stock under a warm
+ * light on a dark wood (950305, 244), which is mostly white. */
+#define CD__LIT_RES 12.0
+#define CD__LIT_MAT 200.0
+static bool cd__lit_mat(const unsigned char *p, const double *mrgb)
+{
+    double a, b;
+    return vis__light_fit(p, mrgb, 0, &a, &b) < CD__LIT_RES && a >= 0.5 &&
+           b <= 2 * a * (mrgb[0] + mrgb[1] + mrgb[2]) / 3;
+}
+
 /* The mask of pixels unlike the mat: of another hue, or much darker
  * (backs, ink); and the edge map: sharp brightness steps.  White card
  * stock on a pale mat differs from it by little in colour and brightness,
@@ -1007,6 +1034,7 @@ static void cd__mask(vis_cards *c, cd__det *d, const vis_view *vw, bool learn)
     for (int v = 0; v < 766; v++)
         rinv[v] = 1.f / (float)(v > 30 ? v : 30);
     const float third = 1.f / 3, ftc = (float)tc, ftb = (float)tb, fc0 = (float)(1 / c0);
+    const bool lit_on = neutral * 765 > CD__LIT_MAT;
     /* (the planes in locals: stores to the byte planes would otherwise
      * make the compiler reload every pointer and the count per pixel) */
     const unsigned char *rgb = d->rgb, *onmat = d->onmat;
@@ -1101,6 +1129,25 @@ static void cd__mask(vis_cards *c, cd__det *d, const vis_view *vw, bool learn)
                      * bright, card stock (mask, not ink) when near-neutral
                      * or far brighter */
                     __m128 inks = _mm_and_ps(slow, ink1);
+                    /* (ink by colour alone, brighter than the mat: the mat
+                     * lit, not ink, not stock; see cd__lit_mat) */
+                    int il = lit_on ? _mm_movemask_ps(_mm_and_ps(
+                                          _mm_and_ps(inks, omv), _mm_cmpgt_ps(exv, _mm_setzero_ps())))
+                                    : 0;
+                    if (il) {
+                        float mv[4];
+                        _mm_storeu_ps(mv, model);
+                        uint32_t clr[4] = {0, 0, 0, 0};
+                        for (int k = 0; k < 4; k++) {
+                            double lv = mv[k] * fc0, mr[3] = {frgb[0] * lv, frgb[1] * lv, frgb[2] * lv};
+                            if ((il >> k & 1) && cd__lit_mat(p + 3 * k, mr))
+                                clr[k] = 0xffffffffu;
+                        }
+                        __m128 cm = _mm_castsi128_ps(_mm_loadu_si128((const __m128i *)clr));
+                        inks = _mm_andnot_ps(cm, inks);
+                        ink1 = _mm_andnot_ps(cm, ink1);
+                        bright = _mm_andnot_ps(cm, bright);
+                    }
                     __m128 stock = _mm_and_ps(_mm_andnot_ps(ink1, _mm_and_ps(slow, bright)), paper);
                     ink = _mm_or_ps(ink, inks);
                     mkv = _mm_and_ps(_mm_or_ps(ink, stock), omv);
@@ -1159,6 +1206,13 @@ static void cd__mask(vis_cards *c, cd__det *d, const vis_view *vw, bool learn)
                     float c0p = p[0] * inv, c1p = p[1] * inv, c2p = p[2] * inv;
                     float chroma = fabsf(c0p - fm0[0]) + fabsf(c1p - fm0[1]) + fabsf(c2p - fm0[2]);
                     ink = chroma * 765 > ftc && dist > 60;
+                    if (ink && lit_on && br > model) {
+                        double lv = model * fc0, mr[3] = {frgb[0] * lv, frgb[1] * lv, frgb[2] * lv};
+                        if (cd__lit_mat(p, mr)) {
+                            inkp[i] = maskp[i] = 0;
+                            continue;
+                        }
+                    }
                     if (!ink && bright) {
                         float neu = fabsf(c0p - third) + fabsf(c1p - third) + fabsf(c2p - third);
                         inkp[i] = 0;
