@@ -9,7 +9,9 @@
  *    mat (in absolute terms too: chromaticity is noise on dark pixels), or
  *    much darker.  "Card": ink, or brighter than the surface and
  *    near-neutral (a bright plank of a wooden table is not), or far
- *    brighter.  Large bright regions whose rim is a slow ramp are glare
+ *    brighter; but a coloured mat lit (its colour with some white added:
+ *    a lamp's pool, a sheen) is the mat.  Large bright regions whose rim
+ *    is a slow ramp are glare
  *    and lose their bright pixels.  On a pale neutral mat, where colour
  *    cannot tell card stock from mat, sharp brightness steps (outlines)
  *    are added.  Then opening, closing, hole filling (a pip-sized hole is
