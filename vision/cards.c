@@ -11,11 +11,11 @@
  *    near-neutral (a bright plank of a wooden table is not), or far
  *    brighter; but a coloured mat lit (its colour with some white added:
  *    a lamp's pool, a sheen) is the mat.  Large bright regions whose rim
- *    is a slow ramp are glare
- *    and lose their bright pixels.  On a pale neutral mat, where colour
- *    cannot tell card stock from mat, sharp brightness steps (outlines)
- *    are added.  Then opening, closing, hole filling (a pip-sized hole is
- *    print: black pips on a black mat), opening.
+ *    is a slow ramp are glare and lose their bright pixels.  On a pale
+ *    neutral mat, where colour cannot tell card stock from mat, sharp
+ *    brightness steps (outlines) are added.  Then opening, closing, hole
+ *    filling (a pip-sized hole is print: black pips on a black mat),
+ *    opening.
  * 2. The grid.  Rotation: the angle at which the silhouette's outline,
  *    projected on both axes, piles up in the fewest bins.  Phase: the best
  *    offset of a comb of the pitch over a profile of the outline plus the
