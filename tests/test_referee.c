@@ -1246,6 +1246,16 @@ static void agree_alt(ref_reading *rd, int i, int r, int s, float w)
     a->w[a->n++] = w;
 }
 
+/* A cards reading: a sure 5S at (0,0) and beside it a KC read
+ * at conf kc that might be the KS (weight ks). */
+static void agree_case(ref_reading *rd, float kc, float ks)
+{
+    rd->n = 0;
+    agree_card(rd, 0, 0, 5, RULES_SPADES, 0.95f);
+    agree_card(rd, 1, 0, 13, RULES_CLUBS, kc);
+    agree_alt(rd, 1, 13, RULES_SPADES, ks);
+}
+
 /* The neighbours' word on unsure cards: a KC that does not go with the 5S
  * beside it is the KS it might be (and keeps the KC to try, at most half
  * sure); not when it was read surely, when the KS is too unlikely for the
@@ -1256,9 +1266,7 @@ static void test_reading_agree(void **state)
     ref_reading *rd = calloc(1, sizeof *rd);
     const int S = RULES_SPADES, H = RULES_HEARTS, C = RULES_CLUBS;
     (void)state;
-    agree_card(rd, 0, 0, 5, S, 0.95f);
-    agree_card(rd, 1, 0, 13, C, 0.6f);
-    agree_alt(rd, 1, 13, S, 0.4f);
+    agree_case(rd, 0.6f, 0.4f);
     agree_alt(rd, 1, 12, C, 0.1f);
     ref_reading_agree(rd, "cards");
     assert_int_equal(rd->pieces[1].a, 13);
@@ -1271,33 +1279,24 @@ static void test_reading_agree(void **state)
     assert_int_equal(rd->pieces[1].x, 1);
 
     /* read surely: an illegal placement stands as read */
-    rd->n = 0;
-    agree_card(rd, 0, 0, 5, S, 0.95f);
-    agree_card(rd, 1, 0, 13, C, 0.92f);
-    agree_alt(rd, 1, 13, S, 0.4f);
+    agree_case(rd, 0.92f, 0.4f);
     ref_reading_agree(rd, "cards");
     assert_int_equal(rd->pieces[1].b, C);
     assert_true(fabsf(rd->conf[1] - 0.92f) < 1e-6f);
 
     /* too unlikely for the referee */
-    rd->n = 0;
-    agree_card(rd, 0, 0, 5, S, 0.95f);
-    agree_card(rd, 1, 0, 13, C, 0.6f);
-    agree_alt(rd, 1, 13, S, 0.15f);
+    agree_case(rd, 0.6f, 0.15f);
     ref_reading_agree(rd, "cards");
     assert_int_equal(rd->pieces[1].b, C);
 
     /* the KS is read elsewhere (one deck) */
+    agree_case(rd, 0.6f, 0.4f);
     agree_card(rd, 5, 5, 13, S, 0.95f);
-    rd->alt[1].w[0] = 0.4f;
     ref_reading_agree(rd, "cards");
     assert_int_equal(rd->pieces[1].b, C);
 
     /* mends the 5S's side, breaks the 5C's */
-    rd->n = 0;
-    agree_card(rd, 0, 0, 5, S, 0.95f);
-    agree_card(rd, 1, 0, 13, C, 0.6f);
-    agree_alt(rd, 1, 13, S, 0.4f);
+    agree_case(rd, 0.6f, 0.4f);
     agree_card(rd, 2, 0, 5, C, 0.95f);
     ref_reading_agree(rd, "cards");
     assert_int_equal(rd->pieces[1].b, C);
@@ -1314,10 +1313,7 @@ static void test_reading_agree(void **state)
     assert_int_equal(rd->pieces[1].b, S);
 
     /* a game with no rule on pairs: nothing turns */
-    rd->n = 0;
-    agree_card(rd, 0, 0, 5, S, 0.95f);
-    agree_card(rd, 1, 0, 13, C, 0.6f);
-    agree_alt(rd, 1, 13, S, 0.4f);
+    agree_case(rd, 0.6f, 0.4f);
     ref_reading_agree(rd, "qwirkle");
     assert_int_equal(rd->pieces[1].b, C);
     free(rd);
