@@ -203,13 +203,14 @@ void ref_reading_turn_to(ref_reading *rd, double axes_deg);
 /* The game's rule on neighbours as a prior (rules_side_by_side; cards: a
  * card goes with each card it shares a side with).  Boards are legal far
  * more often than a far camera tells a spade from a club or a king from a
- * queen, so a piece read below certainty (conf under 0.9) that
- * does not go with some of its neighbours takes the alternative that goes
- * with more of them, when that is likely enough for the referee to take
- * and no other piece reads it (one deck).  The two readings swap
- * likelihoods and the piece is at most half sure, so the referee still
- * checks it and still has its first reading to try; a piece read surely is
- * never turned.  The reader does this for every cards reading. */
+ * queen, so a piece read below certainty (conf under 0.9) that does not
+ * go with some of its neighbours takes the alternative that goes with
+ * more of them, when that is likely enough for the referee to take and no
+ * other piece reads it (cards: one deck; games without a rule on pairs
+ * turn nothing).  The two readings swap likelihoods and the piece is at
+ * most half sure, so the referee still checks it and still has its first
+ * reading to try; a piece read surely is never turned.  The reader does
+ * this for every cards reading. */
 void ref_reading_agree(ref_reading *rd, const char *game);
 
 /* Whether the camera sees well enough to read game's pieces, from a
