@@ -957,9 +957,9 @@ static bool cd__mat_fit(const cd__det *d, const vis_view *vw, cd__mat *mt)
 
 /* Whether pixel p (B G R), brighter than the mat's model there and of
  * another chromaticity than the mat (ink by colour), is the mat itself
- * under more light (mrgb: the mat's colour at the model's brightness): at
- * least half the mat's own colour, with no more white added than twice
- * its level, within CD__LIT_RES levels.  A lamp's pool or a sheen moves a
+ * under more light (the mat's colour rgb times lv: at the model's
+ * brightness there): at least half the mat's own colour, with no more
+ * white added than twice its level, within CD__LIT_RES levels.  A lamp's pool or a sheen moves a
  * coloured mat's chromaticity toward white as it brightens, past the ink
  * bound, and what is ink is never glare: on green felt (sim seed 970002
  * frame 144: the lit felt 125-155 off the felt's chromaticity against a
@@ -975,11 +975,11 @@ static bool cd__mat_fit(const cd__det *d, const vis_view *vw, cd__mat *mt)
  * light on a dark wood (950305, 244), which is mostly white. */
 #define CD__LIT_RES 12.0
 #define CD__LIT_MAT 200.0
-static bool cd__lit_mat(const unsigned char *p, const double *mrgb)
+static bool cd__lit_mat(const unsigned char *p, const float rgb[3], double lv)
 {
-    double a, b;
-    return vis__light_fit(p, mrgb, 0, &a, &b) < CD__LIT_RES && a >= 0.5 &&
-           b <= 2 * a * (mrgb[0] + mrgb[1] + mrgb[2]) / 3;
+    double a, b, m[3] = {rgb[0] * lv, rgb[1] * lv, rgb[2] * lv};
+    return vis__light_fit(p, m, 0, &a, &b) < CD__LIT_RES && a >= 0.5 &&
+           b <= 2 * a * (m[0] + m[1] + m[2]) / 3;
 }
 
 /* The mask of pixels unlike the mat: of another hue, or much darker
@@ -1140,11 +1140,9 @@ static void cd__mask(vis_cards *c, cd__det *d, const vis_view *vw, bool learn)
                         float mv[4];
                         _mm_storeu_ps(mv, model);
                         uint32_t clr[4] = {0, 0, 0, 0};
-                        for (int k = 0; k < 4; k++) {
-                            double lv = mv[k] * fc0, mr[3] = {frgb[0] * lv, frgb[1] * lv, frgb[2] * lv};
-                            if ((il >> k & 1) && cd__lit_mat(p + 3 * k, mr))
+                        for (int k = 0; k < 4; k++)
+                            if ((il >> k & 1) && cd__lit_mat(p + 3 * k, frgb, mv[k] * fc0))
                                 clr[k] = 0xffffffffu;
-                        }
                         __m128 cm = _mm_castsi128_ps(_mm_loadu_si128((const __m128i *)clr));
                         inks = _mm_andnot_ps(cm, inks);
                         ink1 = _mm_andnot_ps(cm, ink1);
@@ -1208,12 +1206,9 @@ static void cd__mask(vis_cards *c, cd__det *d, const vis_view *vw, bool learn)
                     float c0p = p[0] * inv, c1p = p[1] * inv, c2p = p[2] * inv;
                     float chroma = fabsf(c0p - fm0[0]) + fabsf(c1p - fm0[1]) + fabsf(c2p - fm0[2]);
                     ink = chroma * 765 > ftc && dist > 60;
-                    if (ink && lit_on && br > model) {
-                        double lv = model * fc0, mr[3] = {frgb[0] * lv, frgb[1] * lv, frgb[2] * lv};
-                        if (cd__lit_mat(p, mr)) {
-                            inkp[i] = maskp[i] = 0;
-                            continue;
-                        }
+                    if (ink && lit_on && br > model && cd__lit_mat(p, frgb, model * fc0)) {
+                        inkp[i] = maskp[i] = 0;
+                        continue;
                     }
                     if (!ink && bright) {
                         float neu = fabsf(c0p - third) + fabsf(c1p - third) + fabsf(c2p - third);
