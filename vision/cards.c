@@ -168,6 +168,7 @@ typedef struct cd__patch {
     int nblobs;
     int npix; /* pixels listed in pix (the blobs' lists) */
     double paper[3];
+    double cam_ppm; /* how finely the camera sees the table (0: not known) */
 } cd__patch;
 
 /* ---- cutting cards out of the view ----
@@ -2554,6 +2555,7 @@ static int cd__cut(const vis_cards *c, const vis_image *top, const vis_view *vw,
     vis_homography a, inv;
     int rc;
     cd__origin(vw, &x0, &y0);
+    p->cam_ppm = vw->cam_px_per_mm;
     p->w = (int)(c->cw * CD__PPM);
     p->h = (int)(c->ch * CD__PPM);
     /* patch pixel (i, j) -> card mm (i + .5) / P - w / 2 -> table -> view px */
@@ -3897,12 +3899,25 @@ static inline double cd__yellow(const unsigned char *q, double pb, double pg, do
  * decides alone).  plain: against a letter that is fairly sure, only
  * masses well clear of the other ranks' count (a cut 10 mm off the card
  * puts the frame's edge in one half's dark; a queen's coronet in a
- * bright light reaches 33-36 mm2 of gold). */
+ * bright light reaches 33-36 mm2 of gold).
+ *
+ * A face yellower than the ground (a four-colour deck's pale blue ground)
+ * lifts the gold's baseline above what surrounds the headgear: the
+ * blurred skirt of a crown, which fades into the ground, falls under it
+ * and is lost, so the same crown weighs less, the more so the wider the
+ * blur.  The bounds come down by 36 mm2 times that lift (the face's
+ * yellowness over the ground's, the mean of the halves: 0.14-0.29 on a
+ * four-colour deck, none on the warm grounds of the others) times the
+ * camera's pixel on the table in mm (its blur's least width; at most 1.5,
+ * none when the camera is not known).  On the development sets kings of
+ * four-colour decks weighed 35-45 (queens 9-16), against 48-55 (23-30)
+ * on a warm ground, and at 0.57-0.85 px/mm ten kings at 22-32 read as
+ * queens (sim seeds 970011, 990008, 960010, 930506). */
 static int cd__headgear(const cd__patch *p, bool plain)
 {
     const double P = CD__PPM;
     double pb = fmax(p->paper[0], 1), pg = fmax(p->paper[1], 1), pr = fmax(p->paper[2], 1);
-    double gold = 0, dark[2];
+    double gold = 0, dark[2], lift = 0;
     for (int half = 0; half < 2; half++) {
         /* rows 13.5-23 mm down; the ground from the picture's width
          * there (15-48 mm across), the masses over the middle 16 mm */
@@ -3941,8 +3956,10 @@ static int cd__headgear(const cd__patch *p, bool plain)
                 fs += cd__yellow(cd__px(p, x, y), pb, pg, pr, &b, &g, &r);
                 nf++;
             }
-        if (nf && fs / nf > gb)
+        if (nf && fs / nf > gb) {
+            lift += (fs / nf - gb) / 2;
             gb = fs / nf;
+        }
         double sg = 0, sd = 0;
         for (int y = y0; y <= y1; y++)
             for (int x = x0; x <= x1; x++) {
@@ -3959,9 +3976,11 @@ static int cd__headgear(const cd__patch *p, bool plain)
      * king's 20-28) */
     if (2 * fmin(dark[0], dark[1]) > (plain ? 20 : 12) && gold < 8)
         return 11;
+    double fp = p->cam_ppm > 0 ? fmin(1.5, 1 / p->cam_ppm) : 0;
+    double k = 33 - 36 * lift * fp;
     if (plain)
-        return gold > 38 ? 13 : gold > 12 && gold <= 31 ? 12 : 0;
-    return gold > 33 ? 13 : gold > 8 ? 12 : 0;
+        return gold > k + 5 ? 13 : gold > 12 && gold <= k - 2 ? 12 : 0;
+    return gold > k ? 13 : gold > 8 ? 12 : 0;
 }
 
 static void cd__read_card(cd__patch *p, cd__card *out)
