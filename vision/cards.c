@@ -960,8 +960,9 @@ static bool cd__mat_fit(const cd__det *d, const vis_view *vw, cd__mat *mt)
  * another chromaticity than the mat (ink by colour), is the mat itself
  * under more light (the mat's colour rgb times lv: at the model's
  * brightness there): at least half the mat's own colour, with no more
- * white added than twice its level, within CD__LIT_RES levels.  A lamp's pool or a sheen moves a
- * coloured mat's chromaticity toward white as it brightens, past the ink
+ * white added than twice its level, within CD__LIT_RES levels.  A
+ * lamp's pool or a sheen moves a coloured mat's chromaticity toward white
+ * as it brightens, past the ink
  * bound, and what is ink is never glare: on green felt (sim seed 970002
  * frame 144: the lit felt 125-155 off the felt's chromaticity against a
  * bound of 156) a pool of seven cards' area round a lone 10C took the
