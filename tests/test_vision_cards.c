@@ -1773,6 +1773,88 @@ static void test_column_by_long_sides(void **state)
     vis_image_free(img);
 }
 
+/* Reads img blurred by sigma_px with the handle c (its memory of the
+ * last frames kept), into r. */
+static void read_into(vis_cards *c, const vis_image *img, double sigma_px, vis_cards_reading *r)
+{
+    vis_image *soft = NULL;
+    vis_view v = view_of();
+    base_err e;
+    assert_int_equal(vis_gaussian_blur(img, 0, sigma_px, &soft, NULL), 0);
+    assert_int_equal(vis_cards_read(c, soft, &v, r, &e), 0);
+    vis_image_free(soft);
+}
+
+/* The memory of the last frames (see cd__remember): a card lies still,
+ * so a frame's close call is checked against what the frames before read
+ * at the same place.  An eight of black round pips (a club's blob, no
+ * spade's point) alone reads as a club, unsure; after two frames that
+ * read the eight of spades there surely, it is the spade, with the club
+ * as its runner-up.  A view with no card (and no hand) forgets it, and
+ * the blob is a club again; a card read surely with another rank and
+ * suit is another card, not the remembered one misread. */
+static void test_memory(void **state)
+{
+    (void)state;
+    design spade = plain, blob = plain, club = plain;
+    spade.shape = 4;
+    spade.ink = blob.ink = club.ink = vis_rgb(20, 20, 20);
+    blob.round_pips = true;
+    club.shape = 3;
+    vis_image *sp = new_view(), *bl = new_view(), *none = new_view(), *cl = new_view();
+    draw_card(sp, &spade, 200, 220, 0.02, 8, vis_rgb(0, 0, 0));
+    draw_card(bl, &blob, 200, 220, 0.02, 8, vis_rgb(0, 0, 0));
+    draw_card(cl, &club, 200, 220, 0.02, 5, vis_rgb(0, 0, 0));
+    vis_cards_reading *r = malloc(sizeof *r);
+    vis_cards *c = NULL;
+    base_err e;
+    assert_non_null(r);
+    /* alone: a club, unsure (else the memory has nothing to mend) */
+    assert_int_equal(vis_cards_new(0, 0, &c, &e), 0);
+    read_into(c, bl, 1.2, r);
+    assert_int_equal(r->ncards, 1);
+    assert_int_equal(r->cards[0].rank, 8);
+    assert_int_equal(r->cards[0].suit, 3);
+    const float alone = r->cards[0].suit_conf;
+    assert_true(alone < 0.9f);
+    vis_cards_free(c);
+    /* after two sure spades */
+    assert_int_equal(vis_cards_new(0, 0, &c, &e), 0);
+    for (int k = 0; k < 2; k++) {
+        read_into(c, sp, 1.2, r);
+        assert_int_equal(r->ncards, 1);
+        assert_int_equal(r->cards[0].suit, 0);
+    }
+    read_into(c, bl, 1.2, r);
+    assert_int_equal(r->ncards, 1);
+    assert_int_equal(r->cards[0].rank, 8);
+    assert_int_equal(r->cards[0].suit, 0);
+    assert_int_equal(r->cards[0].suit2, 3);
+    assert_true(r->cards[0].conf <= 1 - alone + 1e-6f);
+    /* gone, then the blob again: its own reading */
+    read_into(c, none, 1.2, r);
+    assert_int_equal(r->ncards, 0);
+    read_into(c, bl, 1.2, r);
+    assert_int_equal(r->ncards, 1);
+    assert_int_equal(r->cards[0].suit, 3);
+    /* spades remembered, then a five of clubs read surely: itself */
+    for (int k = 0; k < 2; k++)
+        read_into(c, sp, 1.2, r);
+    read_into(c, cl, 1.2, r);
+    assert_int_equal(r->ncards, 1);
+    assert_int_equal(r->cards[0].rank, 5);
+    assert_int_equal(r->cards[0].suit, 3);
+    /* and a blob after it is the club it follows */
+    read_into(c, bl, 1.2, r);
+    assert_int_equal(r->cards[0].suit, 3);
+    vis_cards_free(c);
+    free(r);
+    vis_image_free(sp);
+    vis_image_free(bl);
+    vis_image_free(none);
+    vis_image_free(cl);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1810,6 +1892,7 @@ int main(void)
         cmocka_unit_test(test_glow_into_cards),
         cmocka_unit_test(test_glow_on_black_mat), cmocka_unit_test(test_table_along_side),
         cmocka_unit_test(test_wide_court),    cmocka_unit_test(test_column_by_long_sides),
+        cmocka_unit_test(test_memory),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -116,6 +116,15 @@
 /* suits in rules/' order (vision does not depend on rules/) */
 enum { CD__S, CD__H, CD__D, CD__C };
 
+/* One card as read over the last frames (see cd__remember): where its
+ * centre lies on the table, and each rank's (1..13) and suit's weight of
+ * evidence. */
+typedef struct cd__mem {
+    double x, y;
+    float wr[14], ws[4];
+    bool seen; /* read in this frame already */
+} cd__mem;
+
 /* The mat's model: its colour, and its brightness as a quadratic surface
  * over the table (light falls off toward the edges). */
 typedef struct cd__mat {
@@ -146,6 +155,9 @@ struct vis_cards {
      * each fraction's weights laid out for cd__warp's SSE2 sums */
     short wtab[32 * 32 * 4 + 4];
     short wtab8[32 * 32 * 8];
+    /* the cards read in the last frames (see cd__remember) */
+    int nmem;
+    cd__mem mem[VIS_CARDS_MAX];
 };
 
 typedef struct cd__blob {
@@ -5041,8 +5053,8 @@ static int cd__nsure(const vis_cards_reading *out)
     return n;
 }
 
-int vis_cards_read(vis_cards *c, const vis_image *top, const vis_view *vw, vis_cards_reading *out,
-                   base_err *err)
+static int cd__read_view(vis_cards *c, const vis_image *top, const vis_view *vw,
+                         vis_cards_reading *out, base_err *err)
 {
     cd__det d;
     cd__grid g;
@@ -5167,6 +5179,150 @@ int vis_cards_read(vis_cards *c, const vis_image *top, const vis_view *vw, vis_c
         c->angle_sure = sure;
         c->last_angle = g.ang;
     }
+    return 0;
+}
+
+/* ---- memory: the same card in frame after frame ----
+ *
+ * The cards of a table stay where they are laid, and the camera sees each
+ * of them in frame after frame: where one frame's close call goes wrong
+ * (a spade's and a club's index symbols blurred alike, a crown's gold
+ * under the sensor's noise), other frames read the same card right, and
+ * more surely.  Each card read is remembered by where its centre lies on
+ * the table, with each rank's and each suit's weight of evidence: the
+ * log-odds of the confs the part was read with (a part read at 0.5 or
+ * less is no evidence for it), the older ones fading by CD__MEM_FADE a
+ * frame.  A part (the rank or the suit) read less surely than
+ * CD__MEM_SURE takes another value when the remembered evidence for it is
+ * at least CD__MEM_MIN (a read at 0.69 or more, or several weaker ones)
+ * and beats the evidence for the frame's own call plus the frame's vote,
+ * and no other card in the view reads what it would become (one deck);
+ * its conf is then no more than the frame's doubt in its own call
+ * (1 - conf) nor the evidence's odds, and the frame's call is the
+ * runner-up.  A part the frame could not read at all is taken from the
+ * memory alike.  Only one part moves: a card read with both its rank and
+ * its suit other than the remembered ones is another card (a Cube was
+ * taken and its gap filled) and starts afresh, as does a face-down one.
+ * What the frame itself read is what is remembered (the memory's choice
+ * would vote for itself), and nothing while a hand is over the cards; a
+ * remembered card the frame does not read (with no hand) is forgotten.
+ * The same scheme as the Qwirkle reader's (qw__remember). */
+#define CD__MEM_FADE 0.8
+#define CD__MEM_SURE 0.9
+#define CD__MEM_MIN 0.8
+
+/* A part's vote: the log-odds of its conf, 0 at 0.5 or less. */
+static double cd__vote(double conf)
+{
+    const double p = fmin(0.98, fmax(0.5, conf));
+    return log(p / (1 - p));
+}
+
+/* The value in lo..hi-1 whose evidence w beats own's plus its vote v by
+ * the memory's rule, the strongest; -1 when none (own < 0: a part the
+ * frame did not read). */
+static int cd__recall(const double *w, int lo, int hi, int own, double v)
+{
+    int best = -1;
+    for (int i = lo; i < hi; i++)
+        if (i != own && w[i] >= CD__MEM_MIN && (own < 0 || w[i] > w[own] + v) &&
+            (best < 0 || w[i] > w[best]))
+            best = i;
+    return best;
+}
+
+/* Card k of the frame's reading out, against and into the memory. */
+static void cd__remember(vis_cards *c, vis_cards_reading *out, vis_card *k)
+{
+    const double near = 0.3 * c->cw;
+    double bd = near * near, wr[14], ws[4];
+    cd__mem *m = NULL;
+    for (int j = 0; j < c->nmem; j++) {
+        double dx = c->mem[j].x - k->x_mm, dy = c->mem[j].y - k->y_mm;
+        if (!c->mem[j].seen && dx * dx + dy * dy < bd) {
+            bd = dx * dx + dy * dy;
+            m = &c->mem[j];
+        }
+    }
+    if (!m) {
+        if (c->nmem >= VIS_CARDS_MAX)
+            return;
+        m = &c->mem[c->nmem++];
+        memset(m, 0, sizeof *m);
+    }
+    m->x = k->x_mm;
+    m->y = k->y_mm;
+    m->seen = true;
+    int br = 1, bs = 0;
+    for (int r = 0; r < 14; r++)
+        wr[r] = CD__MEM_FADE * m->wr[r];
+    for (int s = 0; s < 4; s++)
+        ws[s] = CD__MEM_FADE * m->ws[s];
+    for (int r = 1; r < 14; r++)
+        br = wr[r] > wr[br] ? r : br;
+    for (int s = 0; s < 4; s++)
+        bs = ws[s] > ws[bs] ? s : bs;
+    if (k->face_down || (k->rank > 0 && k->suit >= 0 && wr[br] > 0 && br != k->rank &&
+                         ws[bs] > 0 && bs != k->suit)) {
+        /* another card: afresh */
+        memset(wr, 0, sizeof wr);
+        memset(ws, 0, sizeof ws);
+    }
+    const int rank = k->rank, suit = k->suit;
+    const double vr = rank > 0 ? cd__vote(k->rank_conf) : 0;
+    const double vs = suit >= 0 ? cd__vote(k->suit_conf) : 0;
+    if (!out->hand) {
+        for (int r = 0; r < 14; r++)
+            m->wr[r] = (float)wr[r];
+        for (int s = 0; s < 4; s++)
+            m->ws[s] = (float)ws[s];
+        if (rank > 0)
+            m->wr[rank] += (float)vr;
+        if (suit >= 0)
+            m->ws[suit] += (float)vs;
+    }
+    if (k->face_down || (rank <= 0 && suit < 0))
+        return;
+    int nr = rank > 0 && k->rank_conf >= CD__MEM_SURE ? -1 : cd__recall(wr, 1, 14, rank, vr);
+    int ns = suit >= 0 && k->suit_conf >= CD__MEM_SURE ? -1 : cd__recall(ws, 0, 4, suit, vs);
+    if (nr > 0 && suit >= 0 && !cd__reads(out, nr, suit)) {
+        double odds = 1 / (1 + exp(-(wr[nr] - (rank > 0 ? wr[rank] + vr : 0))));
+        k->rank2 = rank > 0 ? rank : k->rank2;
+        k->rank = nr;
+        k->rank_conf = (float)(rank > 0 ? fmin(1 - k->rank_conf, odds) : odds);
+    } else if (ns >= 0 && k->rank > 0 && !cd__reads(out, k->rank, ns)) {
+        double odds = 1 / (1 + exp(-(ws[ns] - (suit >= 0 ? ws[suit] + vs : 0))));
+        k->suit2 = suit >= 0 ? suit : k->suit2;
+        k->suit = ns;
+        k->suit_conf = (float)(suit >= 0 ? fmin(1 - k->suit_conf, odds) : odds);
+    } else {
+        return;
+    }
+    k->conf = k->rank_conf < k->suit_conf ? k->rank_conf : k->suit_conf;
+}
+
+/* Drops the remembered cards the frame did not read (taken, or never
+ * there), unless a hand over the cards may have hidden them. */
+static void cd__forget(vis_cards *c, bool hand)
+{
+    int n = 0;
+    for (int i = 0; i < c->nmem; i++)
+        if (c->mem[i].seen || hand) {
+            c->mem[n] = c->mem[i];
+            c->mem[n++].seen = false;
+        }
+    c->nmem = n;
+}
+
+int vis_cards_read(vis_cards *c, const vis_image *top, const vis_view *vw, vis_cards_reading *out,
+                   base_err *err)
+{
+    int rc = cd__read_view(c, top, vw, out, err);
+    if (rc != 0)
+        return rc;
+    for (int i = 0; i < out->ncards; i++)
+        cd__remember(c, out, &out->cards[i]);
+    cd__forget(c, out->hand);
     return 0;
 }
 
