@@ -6,7 +6,8 @@
  * by side on a pale mat, a rotated board, a speckled granite table, J and
  * K court cards, a four-colour deck's pale court letters, a card's
  * dark side run into its index by the blur, a K in two pieces, a card
- * half hidden along a side, a court's figure near the sides, bad input)
+ * half hidden along a side, a court's figure near the sides, a card
+ * read over several frames by one handle, bad input)
  * and on simulated camera frames
  * with fixed seeds. */
 #define _XOPEN_SOURCE 700

@@ -19,7 +19,8 @@
  * Every card gets a confidence; two cards read the same in one view are
  * both flagged as duplicates (a misreading: the game uses one deck), and
  * the less sure one is moved to its runner-up reading when no other card
- * reads that. */
+ * reads that.  Frame after frame, a card's unsure reading is checked
+ * against what the frames before read at its place. */
 #ifndef TABLECAM_VISION_CARDS_H
 #define TABLECAM_VISION_CARDS_H
 
@@ -83,7 +84,10 @@ int vis_cards_survey(vis_cards *c, const vis_image *top, const vis_view *view, v
                      base_err *err);
 
 /* Reads the view: best at 2..3 pixels a millimetre (the corner indices are
- * small).  BASE_EINVAL names a bad view or image. */
+ * small).  The handle remembers the cards read at each place over the
+ * last frames, and an unsure rank or suit takes what they read there more
+ * surely (cards lie still): one handle per camera and table, a fresh one
+ * for an unrelated image.  BASE_EINVAL names a bad view or image. */
 int vis_cards_read(vis_cards *c, const vis_image *top, const vis_view *view,
                    vis_cards_reading *out, base_err *err);
 
