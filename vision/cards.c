@@ -71,6 +71,7 @@
  *    deck). */
 #include "cards.h"
 #include "light.h"
+#include "recall.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -120,9 +121,8 @@ enum { CD__S, CD__H, CD__D, CD__C };
  * centre lies on the table, and each rank's (1..13) and suit's weight of
  * evidence. */
 typedef struct cd__mem {
-    double x, y;
+    vis__place at; /* first: see vision/recall.h */
     float wr[14], ws[4];
-    bool seen; /* read in this frame already */
 } cd__mem;
 
 /* The mat's model: its colour, and its brightness as a quadratic surface
@@ -5217,13 +5217,6 @@ static int cd__read_view(vis_cards *c, const vis_image *top, const vis_view *vw,
  * the frames before, was read as the QD at 0.26; 0.65-0.85 the same.) */
 #define CD__COURT_VOTE 0.75
 
-/* A part's vote: the log-odds of its conf, 0 at 0.5 or less. */
-static double cd__vote(double conf)
-{
-    const double p = fmin(0.98, fmax(0.5, conf));
-    return log(p / (1 - p));
-}
-
 /* The value in lo..hi-1 whose evidence w beats own's plus its vote v by
  * the memory's rule, the strongest; -1 when none (own < 0: a part the
  * frame did not read). */
@@ -5240,25 +5233,18 @@ static int cd__recall(const double *w, int lo, int hi, int own, double v)
 /* Card k of the frame's reading out, against and into the memory. */
 static void cd__remember(vis_cards *c, vis_cards_reading *out, vis_card *k)
 {
-    const double near = 0.3 * c->cw;
-    double bd = near * near, wr[14], ws[4];
-    cd__mem *m = NULL;
-    for (int j = 0; j < c->nmem; j++) {
-        double dx = c->mem[j].x - k->x_mm, dy = c->mem[j].y - k->y_mm;
-        if (!c->mem[j].seen && dx * dx + dy * dy < bd) {
-            bd = dx * dx + dy * dy;
-            m = &c->mem[j];
-        }
-    }
+    double wr[14], ws[4];
+    int at = vis__recall_near(c->mem, c->nmem, sizeof *c->mem, k->x_mm, k->y_mm, 0.3 * c->cw);
+    cd__mem *m = at >= 0 ? &c->mem[at] : NULL;
     if (!m) {
         if (c->nmem >= VIS_CARDS_MAX)
             return;
         m = &c->mem[c->nmem++];
         memset(m, 0, sizeof *m);
     }
-    m->x = k->x_mm;
-    m->y = k->y_mm;
-    m->seen = true;
+    m->at.x = k->x_mm;
+    m->at.y = k->y_mm;
+    m->at.seen = true;
     int br = 1, bs = 0;
     for (int r = 0; r < 14; r++)
         wr[r] = CD__MEM_FADE * m->wr[r];
@@ -5276,8 +5262,8 @@ static void cd__remember(vis_cards *c, vis_cards_reading *out, vis_card *k)
     }
     const int rank = k->rank, suit = k->suit;
     const double rc = k->court ? fmax(k->rank_conf, CD__COURT_VOTE) : k->rank_conf;
-    const double vr = rank > 0 ? cd__vote(rc) : 0;
-    const double vs = suit >= 0 ? cd__vote(k->suit_conf) : 0;
+    const double vr = rank > 0 ? vis__vote(rc) : 0;
+    const double vs = suit >= 0 ? vis__vote(k->suit_conf) : 0;
     if (!out->hand) {
         for (int r = 0; r < 14; r++)
             m->wr[r] = (float)wr[r];
@@ -5308,19 +5294,6 @@ static void cd__remember(vis_cards *c, vis_cards_reading *out, vis_card *k)
     k->conf = k->rank_conf < k->suit_conf ? k->rank_conf : k->suit_conf;
 }
 
-/* Drops the remembered cards the frame did not read (taken, or never
- * there), unless a hand over the cards may have hidden them. */
-static void cd__forget(vis_cards *c, bool hand)
-{
-    int n = 0;
-    for (int i = 0; i < c->nmem; i++)
-        if (c->mem[i].seen || hand) {
-            c->mem[n] = c->mem[i];
-            c->mem[n++].seen = false;
-        }
-    c->nmem = n;
-}
-
 int vis_cards_read(vis_cards *c, const vis_image *top, const vis_view *vw, vis_cards_reading *out,
                    base_err *err)
 {
@@ -5329,7 +5302,7 @@ int vis_cards_read(vis_cards *c, const vis_image *top, const vis_view *vw, vis_c
         return rc;
     for (int i = 0; i < out->ncards; i++)
         cd__remember(c, out, &out->cards[i]);
-    cd__forget(c, out->hand);
+    c->nmem = vis__forget(c->mem, c->nmem, sizeof *c->mem, out->hand);
     return 0;
 }
 

@@ -31,6 +31,7 @@
  * edge of the play area. */
 #include "qwirkle.h"
 #include "light.h"
+#include "recall.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -86,10 +87,9 @@ typedef struct qw__patch {
  * evidence. */
 #define QW__NMEM 256
 typedef struct qw__mem {
-    double x, y;
+    vis__place at; /* first: see vision/recall.h */
     int color;
     float w[6];
-    bool seen; /* read in the current frame */
 } qw__mem;
 
 struct vis_qwirkle {
@@ -2142,7 +2142,7 @@ static bool qw__table_shade(const qw__blob *b, const double med[3], const double
  * (the memory's choice would vote for itself), and nothing is while a
  * hand is over the board (it hides part of a symbol).  A cube of another
  * colour at the place starts afresh, and a remembered cube the frame does
- * not read is forgotten (qw__forget): a cube taken back and another laid
+ * not read is forgotten (vis__forget): a cube taken back and another laid
  * there is judged on its own.
  * On the bench (frames a seed apart, every 6th stable one): 400 / 300 /
  * 200 sets 94.25 / 93.33 / 97.00 -> 95.75 / 95.00 / 98.50 % exact; a read
@@ -2166,18 +2166,12 @@ static bool qw__table_shade(const qw__blob *b, const double med[3], const double
 #define QW__MEM_TIE 0.03
 static void qw__remember(vis_qwirkle *q, vis_piece *pc, const double all[6])
 {
-    const double near = 0.3 * q->cube_mm;
-    const double c = fmin(0.98, fmax(0.5, pc->conf)), v = log(c / (1 - c));
-    double bd = near * near, wm[6];
-    qw__mem *m = NULL;
+    const double v = vis__vote(pc->conf);
+    double wm[6];
+    int at = vis__recall_near(q->mem, q->nmem, sizeof *q->mem, pc->x_mm, pc->y_mm,
+                              0.3 * q->cube_mm);
+    qw__mem *m = at >= 0 ? &q->mem[at] : NULL;
     int best = pc->shape;
-    for (int i = 0; i < q->nmem; i++) {
-        double dx = q->mem[i].x - pc->x_mm, dy = q->mem[i].y - pc->y_mm;
-        if (!q->mem[i].seen && dx * dx + dy * dy < bd) {
-            bd = dx * dx + dy * dy;
-            m = &q->mem[i];
-        }
-    }
     if (!m) {
         if (q->nmem >= QW__NMEM)
             return;
@@ -2187,10 +2181,10 @@ static void qw__remember(vis_qwirkle *q, vis_piece *pc, const double all[6])
     if (m->color != pc->color)
         for (int s = 0; s < 6; s++)
             m->w[s] = 0;
-    m->x = pc->x_mm;
-    m->y = pc->y_mm;
+    m->at.x = pc->x_mm;
+    m->at.y = pc->y_mm;
     m->color = pc->color;
-    m->seen = true;
+    m->at.seen = true;
     for (int s = 0; s < 6; s++)
         wm[s] = QW__MEM_FADE * m->w[s];
     for (int s = 0; s < 6; s++)
@@ -2210,18 +2204,6 @@ static void qw__remember(vis_qwirkle *q, vis_piece *pc, const double all[6])
     }
 }
 
-/* Drops the remembered cubes the frame did not read (taken back, or
- * never there), unless a hand over the board may have hidden them. */
-static void qw__forget(vis_qwirkle *q)
-{
-    int k = 0;
-    for (int i = 0; i < q->nmem; i++)
-        if (q->mem[i].seen || q->hand) {
-            q->mem[k] = q->mem[i];
-            q->mem[k++].seen = false;
-        }
-    q->nmem = k;
-}
 
 /* ---- the rules as a prior on close calls ----
  *
@@ -2933,7 +2915,7 @@ int vis_qwirkle_read(vis_qwirkle *q, const vis_image *top, const vis_view *vw, v
             qw__remember(q, pc, all);
         }
     }
-    qw__forget(q);
+    q->nmem = vis__forget(q->mem, q->nmem, sizeof *q->mem, q->hand);
     /* the lines of the board break the near ties they can (qw__lines);
      * the memory has kept each frame's own call */
     qw__lines(out, (const double(*)[6])pscore);
