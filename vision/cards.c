@@ -5210,12 +5210,6 @@ static int cd__read_view(vis_cards *c, const vis_image *top, const vis_view *vw,
 #define CD__MEM_FADE 0.8
 #define CD__MEM_SURE 0.9
 #define CD__MEM_MIN 0.8
-/* A court's rank votes as if read at 0.75 at least: its conf stays low
- * for the referee (the letter is 5-8 camera pixels tall; the headgear
- * overruling it gives 0.35), but on the twelve sets the courts read below
- * 0.5 were right 262 times of 286.  (970012's JD, read right at 0.35 on
- * the frames before, was read as the QD at 0.26; 0.65-0.85 the same.) */
-#define CD__COURT_VOTE 0.75
 
 /* The value in lo..hi-1 whose evidence w beats own's plus its vote v by
  * the memory's rule, the strongest; -1 when none (own < 0: a part the
@@ -5261,8 +5255,7 @@ static void cd__remember(vis_cards *c, vis_cards_reading *out, vis_card *k)
         memset(ws, 0, sizeof ws);
     }
     const int rank = k->rank, suit = k->suit;
-    const double rc = k->court ? fmax(k->rank_conf, CD__COURT_VOTE) : k->rank_conf;
-    const double vr = rank > 0 ? vis__vote(rc) : 0;
+    const double vr = rank > 0 ? vis__vote(k->rank_conf) : 0;
     const double vs = suit >= 0 ? vis__vote(k->suit_conf) : 0;
     if (!out->hand) {
         for (int r = 0; r < 14; r++)
