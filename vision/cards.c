@@ -68,7 +68,10 @@
  *    groups with a clear gap are split by it (one deck, one light, one
  *    blur); cards read the same are flagged as duplicates, and the less
  *    sure of two takes its runner-up reading when that is free (one
- *    deck). */
+ *    deck).
+ * 5. Across frames: an unsure rank or suit takes what the frames before
+ *    read at the card's place more surely (cards lie still; see
+ *    cd__remember). */
 #include "cards.h"
 #include "light.h"
 #include "recall.h"
