@@ -5275,15 +5275,15 @@ static void cd__remember(vis_cards *c, vis_cards_reading *out, vis_card *k)
     int nr = rank > 0 && k->rank_conf >= CD__MEM_SURE ? -1 : cd__recall(wr, 1, 14, rank, vr);
     int ns = suit >= 0 && k->suit_conf >= CD__MEM_SURE ? -1 : cd__recall(ws, 0, 4, suit, vs);
     if (nr > 0 && suit >= 0 && !cd__reads(out, nr, suit)) {
-        double odds = 1 / (1 + exp(-(wr[nr] - (rank > 0 ? wr[rank] + vr : 0))));
+        k->rank_conf = (float)vis__recall_conf(rank > 0, k->rank_conf,
+                                               wr[nr] - (rank > 0 ? wr[rank] + vr : 0));
         k->rank2 = rank > 0 ? rank : k->rank2;
         k->rank = nr;
-        k->rank_conf = (float)(rank > 0 ? fmin(1 - k->rank_conf, odds) : odds);
     } else if (ns >= 0 && k->rank > 0 && !cd__reads(out, k->rank, ns)) {
-        double odds = 1 / (1 + exp(-(ws[ns] - (suit >= 0 ? ws[suit] + vs : 0))));
+        k->suit_conf = (float)vis__recall_conf(suit >= 0, k->suit_conf,
+                                               ws[ns] - (suit >= 0 ? ws[suit] + vs : 0));
         k->suit2 = suit >= 0 ? suit : k->suit2;
         k->suit = ns;
-        k->suit_conf = (float)(suit >= 0 ? fmin(1 - k->suit_conf, odds) : odds);
     } else {
         return;
     }

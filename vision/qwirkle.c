@@ -2200,7 +2200,7 @@ static void qw__remember(vis_qwirkle *q, vis_piece *pc, const double all[6])
         (pc->conf < QW__MEM_SURE || all[pc->shape] - all[best] < QW__MEM_TIE)) {
         pc->shape2 = pc->shape;
         pc->shape = best;
-        pc->conf = (float)fmin(1 - pc->conf, 1 / (1 + exp(-(wm[best] - wm[pc->shape2] - v))));
+        pc->conf = (float)vis__recall_conf(true, pc->conf, wm[best] - wm[pc->shape2] - v);
     }
 }
 

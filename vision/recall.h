@@ -46,6 +46,15 @@ static inline double vis__vote(double conf)
     return log(c / (1 - c));
 }
 
+/* The conf of a value the memory puts in place of a frame's call: no
+ * more than the frame's doubt in its own call (1 - conf, when read: the
+ * frame made one) nor the odds of the evidence's lead over that call. */
+static inline double vis__recall_conf(bool read, double conf, double lead)
+{
+    const double odds = 1 / (1 + exp(-lead));
+    return read ? fmin(1 - conf, odds) : odds;
+}
+
 /* Drops the entries the current frame did not read (a piece taken away,
  * or never there), unless a hand over the board may have hidden them,
  * and clears the rest's seen for the next frame.  Returns how many are
