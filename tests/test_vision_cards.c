@@ -1774,18 +1774,6 @@ static void test_column_by_long_sides(void **state)
     vis_image_free(img);
 }
 
-/* Reads img blurred by sigma_px with the handle c (its memory of the
- * last frames kept), into r. */
-static void read_into(vis_cards *c, const vis_image *img, double sigma_px, vis_cards_reading *r)
-{
-    vis_image *soft = NULL;
-    vis_view v = view_of();
-    base_err e;
-    assert_int_equal(vis_gaussian_blur(img, 0, sigma_px, &soft, NULL), 0);
-    assert_int_equal(vis_cards_read(c, soft, &v, r, &e), 0);
-    vis_image_free(soft);
-}
-
 /* The memory of the last frames (see cd__remember): a card lies still,
  * so a frame's close call is checked against what the frames before read
  * at the same place.  An eight of black round pips (a club's blob, no
@@ -1812,7 +1800,7 @@ static void test_memory(void **state)
     assert_non_null(r);
     /* alone: a club, unsure (else the memory has nothing to mend) */
     assert_int_equal(vis_cards_new(0, 0, &c, &e), 0);
-    read_into(c, bl, 1.2, r);
+    read_with(c, bl, r);
     assert_int_equal(r->ncards, 1);
     assert_int_equal(r->cards[0].rank, 8);
     assert_int_equal(r->cards[0].suit, 3);
@@ -1822,31 +1810,31 @@ static void test_memory(void **state)
     /* after two sure spades */
     assert_int_equal(vis_cards_new(0, 0, &c, &e), 0);
     for (int k = 0; k < 2; k++) {
-        read_into(c, sp, 1.2, r);
+        read_with(c, sp, r);
         assert_int_equal(r->ncards, 1);
         assert_int_equal(r->cards[0].suit, 0);
     }
-    read_into(c, bl, 1.2, r);
+    read_with(c, bl, r);
     assert_int_equal(r->ncards, 1);
     assert_int_equal(r->cards[0].rank, 8);
     assert_int_equal(r->cards[0].suit, 0);
     assert_int_equal(r->cards[0].suit2, 3);
     assert_true(r->cards[0].conf <= 1 - alone + 1e-6f);
     /* gone, then the blob again: its own reading */
-    read_into(c, none, 1.2, r);
+    read_with(c, none, r);
     assert_int_equal(r->ncards, 0);
-    read_into(c, bl, 1.2, r);
+    read_with(c, bl, r);
     assert_int_equal(r->ncards, 1);
     assert_int_equal(r->cards[0].suit, 3);
     /* spades remembered, then a five of clubs read surely: itself */
     for (int k = 0; k < 2; k++)
-        read_into(c, sp, 1.2, r);
-    read_into(c, cl, 1.2, r);
+        read_with(c, sp, r);
+    read_with(c, cl, r);
     assert_int_equal(r->ncards, 1);
     assert_int_equal(r->cards[0].rank, 5);
     assert_int_equal(r->cards[0].suit, 3);
     /* and a blob after it is the club it follows */
-    read_into(c, bl, 1.2, r);
+    read_with(c, bl, r);
     assert_int_equal(r->cards[0].suit, 3);
     vis_cards_free(c);
     free(r);
