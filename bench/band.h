@@ -7,6 +7,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "referee.h"
+
 /* Whole-board exactness split by one figure of the frame, to show where
  * the misses are: edge[i] bounds the bands, a value <= 0 (not measured:
  * no cube in view) has a row of its own. */
@@ -47,6 +49,33 @@ static inline void band_print(const char *title, const band *b)
             snprintf(name, sizeof name, "%.2f-%.2f %s", b->edge[i - 1], b->edge[i], b->unit);
         printf("  %-18s %4d of %4d  %6.2f%%\n", name, b->ok[i], b->n[i], 100.0 * b->ok[i] / b->n[i]);
     }
+}
+
+/* Whole-board exactness split by whether the referee would ask for a
+ * better camera on the frame's own figures (ref_camera_advice, the bound
+ * `watch` prints its advice at): [0] frames it reads as they are, [1]
+ * frames it would advise on.  What the product promises is [0]; the
+ * target of the issues counts both. */
+typedef struct advised {
+    int n[2], ok[2];
+} advised;
+
+static inline void advised_add(advised *a, const char *game, double ppm, double blur, bool ok)
+{
+    char why[256];
+    int i = ref_camera_advice(game, ppm, blur, why, sizeof why) ? 1 : 0;
+    a->n[i]++;
+    a->ok[i] += ok;
+}
+
+static inline void advised_print(const advised *a)
+{
+    static const char *name[2] = {"no camera advice", "camera advised"};
+    printf("whole board exact by the referee's camera advice (the frame's own figures)\n");
+    for (int i = 0; i < 2; i++)
+        if (a->n[i])
+            printf("  %-18s %4d of %4d  %6.2f%%\n", name[i], a->ok[i], a->n[i],
+                   100.0 * a->ok[i] / a->n[i]);
 }
 
 #endif

@@ -162,6 +162,7 @@ int main(int argc, char **argv)
      * 2.8 mm), one to a band */
     band by_blur = {"mm", 8, {0.6, 0.8, 1.0, 1.3, 1.55, 1.85, 2.2, 2.6}, {0}, {0}};
     band by_ppm = {"px/mm", 5, {0.6, 0.8, 1.0, 1.25, 1.5}, {0}, {0}};
+    advised by_advice = {{0}, {0}};
     ref_reader *rd = NULL;
     ref_reading *reading = malloc(sizeof *reading);
     rules_piece *truth = malloc(sizeof *truth * 200);
@@ -321,6 +322,8 @@ int main(int argc, char **argv)
                     exact += ok && !reading->hand;
                     band_add(&by_blur, reading->blur_mm, ok && !reading->hand);
                     band_add(&by_ppm, reading->cam_px_per_mm, ok && !reading->hand);
+                    advised_add(&by_advice, "qwirkle", reading->cam_px_per_mm, reading->blur_mm,
+                                ok && !reading->hand);
                     if (verbose && (!ok || reading->hand)) {
                         cmp scratch;
                         printf("miss: seed %llu frame %d (%d pieces, read %d%s; blur %.2f mm, "
@@ -392,6 +395,7 @@ int main(int argc, char **argv)
     printf("   (wrong: misread or not there)\n");
     band_print("whole board exact by the symbols' blur the reader fitted (mm)", &by_blur);
     band_print("whole board exact by the camera's px/mm at the board", &by_ppm);
+    advised_print(&by_advice);
     printf("mat not found: %d frames\n", errors);
     printf("hand reported on a still board: %d frames (false alarms)\n", hands);
     printf("hand seen when one is in view: %d of %d frames\n", hand_ok, hand_frames);

@@ -177,6 +177,7 @@ int main(int argc, char **argv)
     unsigned long long seed0 = SEED0;
     double ms = 0;
     band by_ppm = {"px/mm", 5, {0.6, 0.8, 1.0, 1.25, 1.5}, {0}, {0}};
+    advised by_advice = {{0}, {0}};
     cmp c;
     slow sl[NSLOW] = {{0}};
     base_err e;
@@ -389,6 +390,7 @@ int main(int argc, char **argv)
                 bool ok = compare(truth, nt, rd, &c, verbose, seed, k);
                 exact += ok;
                 band_add(&by_ppm, ppm, ok);
+                advised_add(&by_advice, "cards", ppm, 0, ok);
                 if (!ok && verbose)
                     printf("  seed %llu frame %d: the camera at %.2f px/mm\n", seed, k, ppm);
                 if (!ok && dump) {
@@ -429,6 +431,7 @@ int main(int argc, char **argv)
         return 0;
     }
     band_print("whole board exact by the camera's px/mm at the board", &by_ppm);
+    advised_print(&by_advice);
     printf("stable frames reported as a hand over the cards: %d\n", hand_false);
     printf("mat not found / read failed: %d frames\n", errors);
     printf("whole board exact: %.2f%% (target 99%%) %s\n", frames ? 100.0 * exact / frames : 0,
