@@ -60,10 +60,10 @@ typedef struct advised {
     int n[2], ok[2];
 } advised;
 
-static inline void advised_add(advised *a, const char *game, double ppm, double blur, bool ok)
+static inline void advised_add(advised *a, const char *game, const ref_reading *rd, bool ok)
 {
-    char why[256];
-    int i = ref_camera_advice(game, ppm, blur, why, sizeof why) ? 1 : 0;
+    char why[REF_ADVICE_MAX];
+    int i = ref_camera_advice(game, ref_reading_seen(rd), why, sizeof why) ? 1 : 0;
     a->n[i]++;
     a->ok[i] += ok;
 }

@@ -322,8 +322,7 @@ int main(int argc, char **argv)
                     exact += ok && !reading->hand;
                     band_add(&by_blur, reading->blur_mm, ok && !reading->hand);
                     band_add(&by_ppm, reading->cam_px_per_mm, ok && !reading->hand);
-                    advised_add(&by_advice, "qwirkle", reading->cam_px_per_mm, reading->blur_mm,
-                                ok && !reading->hand);
+                    advised_add(&by_advice, "qwirkle", reading, ok && !reading->hand);
                     if (verbose && (!ok || reading->hand)) {
                         cmp scratch;
                         printf("miss: seed %llu frame %d (%d pieces, read %d%s; blur %.2f mm, "

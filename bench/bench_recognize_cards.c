@@ -187,6 +187,7 @@ int main(int argc, char **argv)
     static ref_reading rr;
 
     memset(&c, 0, sizeof c);
+    int pos[3], npos = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--clean") == 0)
             clean = true;
@@ -205,11 +206,21 @@ int main(int argc, char **argv)
             hands = true;
         else if (strcmp(argv[i], "-v") == 0)
             verbose = true;
-        else if (i + 1 < argc && atoi(argv[i]) > 0 && atoi(argv[i + 1]) > 0) {
-            width = atoi(argv[i]);
-            height = atoi(argv[++i]);
-        } else
-            want = atoi(argv[i]);
+        else if (atoi(argv[i]) > 0 && npos < 3)
+            pos[npos++] = atoi(argv[i]);
+        else {
+            fprintf(stderr, "bench_recognize_cards: unknown argument '%s'\n", argv[i]);
+            return 2;
+        }
+    }
+    /* FRAMES, WIDTH HEIGHT, or FRAMES WIDTH HEIGHT (FRAMES and WIDTH were
+     * taken for WIDTH and HEIGHT before: "100 1920 1080" rendered 100 x
+     * 1920 frames) */
+    if (npos == 1 || npos == 3)
+        want = pos[0];
+    if (npos >= 2) {
+        width = pos[npos - 2];
+        height = pos[npos - 1];
     }
     if (!rd) {
         fprintf(stderr, "bench_recognize_cards: out of memory\n");
@@ -390,7 +401,7 @@ int main(int argc, char **argv)
                 bool ok = compare(truth, nt, rd, &c, verbose, seed, k);
                 exact += ok;
                 band_add(&by_ppm, ppm, ok);
-                advised_add(&by_advice, "cards", ppm, 0, ok);
+                advised_add(&by_advice, "cards", &rr, ok);
                 if (!ok && verbose)
                     printf("  seed %llu frame %d: the camera at %.2f px/mm\n", seed, k, ppm);
                 if (!ok && dump) {

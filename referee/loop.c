@@ -463,9 +463,12 @@ static void ref__seen(ref_loop *l, const ref_reading *rd)
     pthread_mutex_lock(&l->mu);
     l->stats.cam_px_per_mm = ppm;
     l->stats.blur_mm = blur;
+    ref_camera_seen seen = ref_reading_seen(rd);
+    seen.px_per_mm = ppm;
+    seen.blur_mm = blur;
     if (n < 3 || !l->cfg.referee ||
-        !ref_camera_advice(rules_game_id(ref_game(l->cfg.referee)), ppm, blur,
-                                     l->stats.advice, sizeof l->stats.advice))
+        !ref_camera_advice(rules_game_id(ref_game(l->cfg.referee)), seen, l->stats.advice,
+                           sizeof l->stats.advice))
         l->stats.advice[0] = '\0';
     pthread_mutex_unlock(&l->mu);
 }

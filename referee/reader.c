@@ -64,28 +64,62 @@ static const struct ref__limits {
      1.0, 0},
 };
 
-bool ref_camera_advice(const char *game, double cam_px_per_mm, double blur_mm, char *buf,
-                       size_t cap)
+ref_camera_seen ref_reading_seen(const ref_reading *rd)
+{
+    ref_camera_seen s = {rd->cam_px_per_mm, rd->blur_mm, rd->frame_w, rd->frame_h,
+                         rd->mat_turn_deg};
+    return s;
+}
+
+/* What would let this camera see finer, as one clause: a larger frame
+ * only when it is under 1920x1080 (or not known: the text used to ask a
+ * camera already at 1920x1080 for it), turning it when the mat lies 15
+ * degrees or more turned in the picture (a square turned t fits at 1 /
+ * (cos t + sin t) of its size: 0.71 at 45 degrees, which is how most of
+ * the simulator's far cameras stand), and always bringing it closer. */
+static void ref__camera_fixes(ref_camera_seen s, char *buf, size_t cap)
+{
+    char part[3][160];
+    int n = 0, len = 0;
+    if (s.frame_w <= 0 || (long)s.frame_w * s.frame_h < 1920L * 1080)
+        snprintf(part[n++], sizeof part[0],
+                 "give it a larger frame size (v4l2:/dev/videoN:size=1920x1080)");
+    if (s.mat_turn_deg >= 15) {
+        double t = s.mat_turn_deg * 3.14159265358979 / 180;
+        snprintf(part[n++], sizeof part[0],
+                 "turn it so that the mat's edges run along the picture's (they are %.0f "
+                 "degrees off, which leaves the mat %.0f %% of the size it could have)",
+                 s.mat_turn_deg, 100 / (cos(t) + sin(t)));
+    }
+    snprintf(part[n++], sizeof part[0], "bring it closer");
+    buf[0] = '\0';
+    for (int i = 0; i < n && len >= 0 && (size_t)len < cap; i++)
+        len += snprintf(buf + len, cap - (size_t)len, "%s%s",
+                        i == 0 ? "" : i == n - 1 ? " or " : ", ", part[i]);
+}
+
+bool ref_camera_advice(const char *game, ref_camera_seen seen, char *buf, size_t cap)
 {
     const struct ref__limits *lm = NULL;
+    char fix[REF_ADVICE_MAX];
     for (size_t i = 0; game && i < sizeof ref__limits / sizeof *ref__limits; i++)
         if (strcmp(game, ref__limits[i].game) == 0)
             lm = &ref__limits[i];
     if (!lm)
         return false;
-    if (cam_px_per_mm > 0 && cam_px_per_mm < lm->min_ppm) {
+    ref__camera_fixes(seen, fix, sizeof fix);
+    if (seen.px_per_mm > 0 && seen.px_per_mm < lm->min_ppm) {
         snprintf(buf, cap,
                  "the camera sees %s at %.2f pixels a millimetre, too few to tell %s (%.1f are "
-                 "needed): give it a larger frame size (v4l2:/dev/videoN:size=1920x1080) or "
-                 "bring it closer",
-                 lm->sees, cam_px_per_mm, lm->tell, lm->min_ppm);
+                 "needed): %s",
+                 lm->sees, seen.px_per_mm, lm->tell, lm->min_ppm, fix);
         return true;
     }
-    if (lm->max_blur > 0 && blur_mm >= lm->max_blur) {
+    if (lm->max_blur > 0 && seen.blur_mm >= lm->max_blur) {
         snprintf(buf, cap,
                  "the symbols look blurred by %.1f mm, so shapes may be misread and "
-                 "asked about: focus the camera, give it a larger frame size or bring it closer",
-                 blur_mm);
+                 "asked about: focus the camera, %s",
+                 seen.blur_mm, fix);
         return true;
     }
     return false;
@@ -256,6 +290,24 @@ static bool ref__markers_unchanged(ref_reader *r, const vis_image *img)
     return true;
 }
 
+/* How far the mat's edges lie turned from the picture's axes, 0-45
+ * degrees: the mean over its four edges as the camera sees them (a tilted
+ * camera's perspective turns them unequally). */
+static double ref__mat_turn(const cal_mat_fit *fit, cal_mat m)
+{
+    const double x[4] = {0, m.w, m.w, 0}, y[4] = {0, 0, m.h, m.h};
+    vis_point c[4];
+    double sum = 0;
+    for (int i = 0; i < 4; i++)
+        c[i] = vis_homography_apply(fit->table_to_img, (vis_point){x[i], y[i]});
+    for (int i = 0; i < 4; i++) {
+        vis_point a = c[i], b = c[(i + 1) % 4];
+        double t = fmod(atan2(b.y - a.y, b.x - a.x) * 180 / 3.14159265358979 + 360, 90);
+        sum += t < 45 ? t : 90 - t;
+    }
+    return sum / 4;
+}
+
 /* Finds the mat, surveys the play area and rectifies the cubes' part of
  * it finely: *top (NULL when no cube is in view) and *view for the
  * recogniser; out gets the mat and hand fields. */
@@ -316,6 +368,9 @@ static int ref__prepare(ref_reader *r, const vis_image *frame, ref_reading *out,
             return rc;
         }
     }
+    out->frame_w = frame->width;
+    out->frame_h = frame->height;
+    out->mat_turn_deg = ref__mat_turn(&r->fit, r->mat);
     memset(&view, 0, sizeof view);
     view.mat_w = r->mat.w;
     view.mat_h = r->mat.h;

@@ -188,6 +188,11 @@ typedef struct ref_reading {
      * pixels a millimetre at the board, and (Qwirkle) the symbols' blur on
      * the table, Gaussian sigma in mm, as the reading fitted it. */
     double cam_px_per_mm, blur_mm;
+    /* How the mat lies in the frame, for the camera advice: the frame's
+     * size, and how far the mat's edges are turned from the picture's
+     * (0-45 degrees; 0 when not measured). */
+    int frame_w, frame_h;
+    double mat_turn_deg;
 } ref_reading;
 
 /* Turns a reading's grid by quarter turns so that its axes lie within 45
@@ -213,14 +218,30 @@ void ref_reading_turn_to(ref_reading *rd, double axes_deg);
  * this for every cards reading. */
 void ref_reading_agree(ref_reading *rd, const char *game);
 
-/* Whether the camera sees well enough to read game's pieces, from a
- * reading's cam_px_per_mm and blur_mm (a median over several readings is
- * steadier; cards go by the first alone): when not, writes what to do
- * about it into buf and returns true.  False when not measured (0), and
- * for games whose limits have not been measured (all but Qwirkle Cubes
- * and cards). */
-bool ref_camera_advice(const char *game, double cam_px_per_mm, double blur_mm, char *buf,
-                       size_t cap);
+/* How a camera sees the table, from its readings (ref_reading's fields of
+ * the same names; for px_per_mm and blur_mm a median over several
+ * readings is steadier).  0: not measured. */
+typedef struct ref_camera_seen {
+    double px_per_mm, blur_mm;
+    int frame_w, frame_h;
+    double mat_turn_deg;
+} ref_camera_seen;
+
+/* The seen fields of one reading. */
+ref_camera_seen ref_reading_seen(const ref_reading *rd);
+
+/* Room enough for ref_camera_advice's text. */
+#define REF_ADVICE_MAX 512
+
+/* Whether the camera sees well enough to read game's pieces (too few
+ * pixels a millimetre at the board, or, Qwirkle, too much blur): when
+ * not, writes into buf what to do about it for this camera - a larger
+ * frame size only when the frame is under 1920x1080, turning the camera
+ * when the mat lies turned in the picture (a square turned 45 degrees
+ * fits in the frame at 0.71 of the size), and bringing it closer - and
+ * returns true.  False when not measured (0), and for games whose limits
+ * have not been measured (all but Qwirkle Cubes and cards). */
+bool ref_camera_advice(const char *game, ref_camera_seen seen, char *buf, size_t cap);
 
 /* True when the game has a recogniser. */
 bool ref_reader_supported(const char *game);
@@ -270,7 +291,7 @@ typedef struct ref_loop_stats {
      * that measured it (ref_reading), 0 before any; advice is
      * ref_camera_advice()'s text for them, "" when all is well. */
     double cam_px_per_mm, blur_mm;
-    char advice[256];
+    char advice[REF_ADVICE_MAX];
 } ref_loop_stats;
 
 typedef struct ref_loop_config {

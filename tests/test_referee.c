@@ -1319,34 +1319,79 @@ static void test_reading_agree(void **state)
     free(rd);
 }
 
+/* ref_camera_advice's input with only the pixels a millimetre and the blur
+ * known. */
+static ref_camera_seen seen_of(double ppm, double blur)
+{
+    ref_camera_seen s = {ppm, blur, 0, 0, 0};
+    return s;
+}
+
 /* The camera advice follows the limits bench_recognize and
  * bench_recognize_cards measured: too few pixels a millimetre first, then
  * too much blur; nothing for games whose limits are unmeasured, or before
  * anything was measured. */
 static void test_camera_advice(void **state)
 {
-    char buf[256];
+    char buf[REF_ADVICE_MAX];
     (void)state;
-    assert_false(ref_camera_advice("qwirkle", 1.0, 0.9, buf, sizeof buf));
-    assert_false(ref_camera_advice("qwirkle", 0.62, 1.4, buf, sizeof buf));
-    assert_true(ref_camera_advice("qwirkle", 1.1, 1.7, buf, sizeof buf));
-    assert_false(ref_camera_advice("qwirkle", 0, 0, buf, sizeof buf));
-    assert_true(ref_camera_advice("qwirkle", 0.45, 1.4, buf, sizeof buf));
+    assert_false(ref_camera_advice("qwirkle", seen_of(1.0, 0.9), buf, sizeof buf));
+    assert_false(ref_camera_advice("qwirkle", seen_of(0.62, 1.4), buf, sizeof buf));
+    assert_true(ref_camera_advice("qwirkle", seen_of(1.1, 1.7), buf, sizeof buf));
+    assert_false(ref_camera_advice("qwirkle", seen_of(0, 0), buf, sizeof buf));
+    assert_true(ref_camera_advice("qwirkle", seen_of(0.45, 1.4), buf, sizeof buf));
     assert_non_null(strstr(buf, "0.45 pixels a millimetre"));
     assert_non_null(strstr(buf, "size=1920x1080"));
-    assert_true(ref_camera_advice("qwirkle", 0.45, 2.4, buf, sizeof buf));
+    assert_true(ref_camera_advice("qwirkle", seen_of(0.45, 2.4), buf, sizeof buf));
     assert_non_null(strstr(buf, "0.45 pixels")); /* the cause to fix first */
-    assert_true(ref_camera_advice("qwirkle", 1.1, 2.0, buf, sizeof buf));
+    assert_true(ref_camera_advice("qwirkle", seen_of(1.1, 2.0), buf, sizeof buf));
     assert_non_null(strstr(buf, "blurred by 2.0 mm"));
     assert_non_null(strstr(buf, "focus the camera"));
     /* cards: by the pixels a millimetre alone (no blur is fitted) */
-    assert_false(ref_camera_advice("cards", 1.2, 0, buf, sizeof buf));
-    assert_false(ref_camera_advice("cards", 0, 0, buf, sizeof buf));
-    assert_true(ref_camera_advice("cards", 0.85, 0, buf, sizeof buf));
+    assert_false(ref_camera_advice("cards", seen_of(1.2, 0), buf, sizeof buf));
+    assert_false(ref_camera_advice("cards", seen_of(0, 0), buf, sizeof buf));
+    assert_true(ref_camera_advice("cards", seen_of(0.85, 0), buf, sizeof buf));
     assert_non_null(strstr(buf, "0.85 pixels a millimetre"));
     assert_non_null(strstr(buf, "spade and a club"));
-    assert_false(ref_camera_advice("stack4", 0.3, 0, buf, sizeof buf));
-    assert_false(ref_camera_advice(NULL, 0.3, 2.8, buf, sizeof buf));
+    assert_false(ref_camera_advice("stack4", seen_of(0.3, 0), buf, sizeof buf));
+    assert_false(ref_camera_advice(NULL, seen_of(0.3, 2.8), buf, sizeof buf));
+}
+
+/* What to do depends on the camera: a frame already 1920x1080 is not asked
+ * to grow, a mat turned in the picture asks for the camera to be turned
+ * (with what it costs), and bringing it closer is always said. */
+static void test_camera_advice_fixes(void **state)
+{
+    char buf[REF_ADVICE_MAX];
+    ref_camera_seen s = {0.85, 0, 1280, 960, 3};
+    (void)state;
+    assert_true(ref_camera_advice("cards", s, buf, sizeof buf));
+    assert_non_null(strstr(buf, "size=1920x1080"));
+    assert_null(strstr(buf, "turn it"));
+    assert_non_null(strstr(buf, " or bring it closer"));
+    s.frame_w = 1920;
+    s.frame_h = 1080;
+    assert_true(ref_camera_advice("cards", s, buf, sizeof buf));
+    assert_null(strstr(buf, "frame size"));
+    assert_non_null(strstr(buf, "needed): bring it closer"));
+    s.mat_turn_deg = 45;
+    assert_true(ref_camera_advice("cards", s, buf, sizeof buf));
+    assert_non_null(strstr(buf, "turn it so that the mat's edges run along the picture's"));
+    assert_non_null(strstr(buf, "45 degrees off"));
+    assert_non_null(strstr(buf, "71 % of the size"));
+    assert_non_null(strstr(buf, ") or bring it closer"));
+    s.frame_w = 640;
+    s.frame_h = 480;
+    s.mat_turn_deg = 20;
+    assert_true(ref_camera_advice("cards", s, buf, sizeof buf));
+    assert_non_null(strstr(buf, "size=1920x1080), turn it"));
+    assert_non_null(strstr(buf, "20 degrees off"));
+    /* the blur's advice names the same fixes after focusing */
+    s.px_per_mm = 1.1;
+    s.blur_mm = 2.0;
+    assert_true(ref_camera_advice("qwirkle", s, buf, sizeof buf));
+    assert_non_null(strstr(buf, "focus the camera, give it a larger frame size"));
+    assert_non_null(strstr(buf, "turn it"));
 }
 
 static void test_still_detector(void **state)
@@ -1508,6 +1553,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_still_detector),
         cmocka_unit_test(test_camera_advice),
+        cmocka_unit_test(test_camera_advice_fixes),
         cmocka_unit_test(test_moves_and_translation),
         cmocka_unit_test(test_illegal_then_restored),
         cmocka_unit_test(test_illegal_replaced_by_legal),

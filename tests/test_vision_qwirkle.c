@@ -851,6 +851,28 @@ static void test_sim_frames(void **state)
         const cJSON *ps = cJSON_GetObjectItem(cJSON_GetObjectItem(t, "position"), "pieces");
         double tilt = cJSON_GetObjectItem(cJSON_GetObjectItem(t, "camera"), "tilt_deg")->valuedouble;
         max_tilt = fmax(max_tilt, tilt);
+        /* how the mat lies in the frame (the camera advice's turn): the
+         * markers' centres, at the mat's corners, as the simulator drew
+         * them */
+        assert_int_equal(rdg->frame_w, 800);
+        assert_int_equal(rdg->frame_h, 600);
+        {
+            const cJSON *mc = cJSON_GetObjectItem(cJSON_GetObjectItem(t, "markers"), "corners");
+            double cxy[4][2] = {{0}}, turn = 0;
+            assert_int_equal(cJSON_GetArraySize(mc), 4);
+            for (int m = 0; m < 4; m++)
+                for (int k = 0; k < 4; k++)
+                    for (int d = 0; d < 2; d++)
+                        cxy[m][d] += cJSON_GetArrayItem(cJSON_GetArrayItem(cJSON_GetArrayItem(mc, m), k), d)->valuedouble / 4;
+            for (int m = 0; m < 4; m++) {
+                double a = atan2(cxy[(m + 1) % 4][1] - cxy[m][1], cxy[(m + 1) % 4][0] - cxy[m][0]);
+                double f = fmod(a * 180 / 3.14159265358979 + 360, 90);
+                turn += (f < 45 ? f : 90 - f) / 4;
+            }
+            print_message("seed %d: mat turned %.1f degrees in the frame (read %.1f)\n", (int)seed,
+                          turn, rdg->mat_turn_deg);
+            assert_true(fabs(rdg->mat_turn_deg - turn) < 1.5);
+        }
         /* match up to translation: anchor on the best offset */
         int best = -1, bdx = 0, bdy = 0, nt = cJSON_GetArraySize(ps);
         rules_piece truth[64];

@@ -104,9 +104,8 @@ int ui_cmd_recognize(int argc, char **argv)
         cJSON_Delete(root);
     }
     {
-        char advice[256];
-        if (ref_camera_advice(game, reading->cam_px_per_mm, reading->blur_mm, advice,
-                              sizeof advice))
+        char advice[REF_ADVICE_MAX];
+        if (ref_camera_advice(game, ref_reading_seen(reading), advice, sizeof advice))
             fprintf(stderr, "tablecam recognize: note: %s\n", advice);
     }
 done:

@@ -29,7 +29,7 @@ typedef struct ui__watch {
     char keybuf[1024];
     size_t keylen;
     bool keys_done;   /* standard input ended */
-    char advice[256]; /* the camera advice last shown ("" none) */
+    char advice[REF_ADVICE_MAX]; /* the camera advice last shown ("" none) */
 } ui__watch;
 
 static atomic_int ui__signalled;
