@@ -1,6 +1,7 @@
-/* bench/band.h: whole-board exactness split by one figure of each frame
- * (the camera's px/mm at the board, the blur the reader fitted), shared by
- * the recognition benchmarks to show where the misses are. */
+/* bench/band.h: what the recognition benchmarks share: whole-board
+ * exactness split by one figure of each frame (the camera's px/mm at the
+ * board, the blur the reader fitted) or by the referee's camera advice, to
+ * show where the misses are, and their FRAMES [WIDTH HEIGHT] arguments. */
 #ifndef TABLECAM_BENCH_BAND_H
 #define TABLECAM_BENCH_BAND_H
 
@@ -76,6 +77,18 @@ static inline void advised_print(const advised *a)
         if (a->n[i])
             printf("  %-18s %4d of %4d  %6.2f%%\n", name[i], a->ok[i], a->n[i],
                    100.0 * a->ok[i] / a->n[i]);
+}
+
+/* The positional arguments given, pos[0..npos): FRAMES, WIDTH HEIGHT, or
+ * FRAMES WIDTH HEIGHT; what is not given keeps its default. */
+static inline void bench_sizes(const int *pos, int npos, int *frames, int *width, int *height)
+{
+    if (npos == 1 || npos == 3)
+        *frames = pos[0];
+    if (npos >= 2) {
+        *width = pos[npos - 2];
+        *height = pos[npos - 1];
+    }
 }
 
 #endif

@@ -192,13 +192,7 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    /* FRAMES, WIDTH HEIGHT, or FRAMES WIDTH HEIGHT */
-    if (npos == 1 || npos == 3)
-        want = pos[0];
-    if (npos >= 2) {
-        width = pos[npos - 2];
-        height = pos[npos - 1];
-    }
+    bench_sizes(pos, npos, &want, &width, &height);
     if (ref_reader_new(&cfg, &rd, &e) != 0) {
         fprintf(stderr, "bench_recognize: %s\n", e.msg);
         return 1;

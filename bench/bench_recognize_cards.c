@@ -213,15 +213,7 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    /* FRAMES, WIDTH HEIGHT, or FRAMES WIDTH HEIGHT (FRAMES and WIDTH were
-     * taken for WIDTH and HEIGHT before: "100 1920 1080" rendered 100 x
-     * 1920 frames) */
-    if (npos == 1 || npos == 3)
-        want = pos[0];
-    if (npos >= 2) {
-        width = pos[npos - 2];
-        height = pos[npos - 1];
-    }
+    bench_sizes(pos, npos, &want, &width, &height);
     if (!rd) {
         fprintf(stderr, "bench_recognize_cards: out of memory\n");
         return 1;
