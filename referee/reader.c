@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define REF__PI 3.14159265358979323846
 #define REF__QW_CUBE_MM 20.0
 #define REF__CARD_Z_MM 0.35 /* a card's face above the table */
 #define REF__MARGIN_MM 10.0
@@ -85,7 +86,7 @@ static void ref__camera_fixes(ref_camera_seen s, char *buf, size_t cap)
         snprintf(part[n++], sizeof part[0],
                  "give it a larger frame size (v4l2:/dev/videoN:size=1920x1080)");
     if (s.mat_turn_deg >= 15) {
-        double t = s.mat_turn_deg * 3.14159265358979 / 180;
+        double t = s.mat_turn_deg * REF__PI / 180;
         snprintf(part[n++], sizeof part[0],
                  "turn it so that the mat's edges run along the picture's (they are %.0f "
                  "degrees off, which leaves the mat %.0f %% of the size it could have)",
@@ -302,7 +303,7 @@ static double ref__mat_turn(const cal_mat_fit *fit, cal_mat m)
         c[i] = vis_homography_apply(fit->table_to_img, (vis_point){x[i], y[i]});
     for (int i = 0; i < 4; i++) {
         vis_point a = c[i], b = c[(i + 1) % 4];
-        double t = fmod(atan2(b.y - a.y, b.x - a.x) * 180 / 3.14159265358979 + 360, 90);
+        double t = fmod(atan2(b.y - a.y, b.x - a.x) * 180 / REF__PI + 360, 90);
         sum += t < 45 ? t : 90 - t;
     }
     return sum / 4;
