@@ -1009,22 +1009,16 @@ int sim_stream_new(const char *game, uint64_t seed, const sim_options *opt, sim_
     return 0;
 }
 
-int sim_stream_next(sim_stream *s, vis_image **image, char **truth_json, base_err *err)
+/* Brings the match up to the time of frame s->frame: the events due by
+ * then are made and the next moves planned.  Returns 0, BASE_EEOF at the
+ * end of the stream, or an error.  Nothing here depends on the pictures,
+ * so a frame reached by skipping is the frame reached by rendering. */
+static int sim__advance(sim_stream *s, double t, base_err *err)
 {
-    double t;
-    sim__obj *objs;
-    sim__frame_fx fx;
-    long hand_px = 0, moving_px = 0;
-    vis_image *img = NULL;
-    cJSON *truth;
-    char *text;
-    int n, rc;
+    int rc;
 
-    if (!s || !image || !truth_json)
-        return base_err_set(err, BASE_EINVAL, "sim_stream_next: NULL argument");
     if (s->finished || (s->o.max_frames > 0 && s->frame >= s->o.max_frames))
         return BASE_EEOF;
-    t = s->frame / s->o.fps;
     if ((rc = sim__run_events(s, t)) != 0)
         return base_err_set(err, rc, "sim: the game went wrong at frame %d", s->frame);
     while (t >= s->plan_end - 1e-9) {
@@ -1038,6 +1032,43 @@ int sim_stream_next(sim_stream *s, vis_image **image, char **truth_json, base_er
         if ((rc = sim__run_events(s, t)) != 0)
             return base_err_set(err, rc, "sim: the game went wrong at frame %d", s->frame);
     }
+    return 0;
+}
+
+int sim_stream_skip(sim_stream *s, int n, base_err *err)
+{
+    int rc;
+
+    if (!s || n < 0)
+        return base_err_set(err, BASE_EINVAL, "sim_stream_skip: %s",
+                            s ? "a negative number of frames" : "NULL stream");
+    for (int i = 0; i < n; i++) {
+        if ((rc = sim__advance(s, s->frame / s->o.fps, err)) != 0)
+            return rc;
+        /* A move made here went on this unseen frame's truth line. */
+        cJSON_Delete(s->done_json);
+        s->done_json = NULL;
+        s->frame++;
+    }
+    return 0;
+}
+
+int sim_stream_next(sim_stream *s, vis_image **image, char **truth_json, base_err *err)
+{
+    double t;
+    sim__obj *objs;
+    sim__frame_fx fx;
+    long hand_px = 0, moving_px = 0;
+    vis_image *img = NULL;
+    cJSON *truth;
+    char *text;
+    int n, rc;
+
+    if (!s || !image || !truth_json)
+        return base_err_set(err, BASE_EINVAL, "sim_stream_next: NULL argument");
+    t = s->frame / s->o.fps;
+    if ((rc = sim__advance(s, t, err)) != 0)
+        return rc;
     if (!(objs = malloc(SIM__MAXOBJ * sizeof *objs)))
         return base_err_set(err, BASE_ENOMEM, "sim: out of memory");
     n = sim__scene(s, t, objs, SIM__MAXOBJ);

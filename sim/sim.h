@@ -69,7 +69,14 @@ int sim_stream_new(const char *game, uint64_t seed, const sim_options *o,
 int sim_stream_next(sim_stream *s, vis_image **image, char **truth_json,
                     base_err *err);
 
-/* Frames rendered so far. */
+/* Moves the stream n frames on without drawing them: the match goes on
+ * exactly as if they had been rendered, so the next sim_stream_next
+ * returns the same picture and truth as it would have then (a move made
+ * within the n frames is on their truth lines, so it is not seen).  Returns 0,
+ * BASE_EEOF when the stream ends within the n frames, or an error. */
+int sim_stream_skip(sim_stream *s, int n, base_err *err);
+
+/* Frames rendered or skipped so far. */
 int sim_stream_frames(const sim_stream *s);
 
 void sim_stream_free(sim_stream *s);

@@ -175,6 +175,48 @@ static void test_same_seed_same_bytes(void **state)
     frames_free(&b);
 }
 
+/* Skipping frames draws nothing, yet the frame after them is the frame the
+ * stream would have rendered there, picture and truth, byte for byte; and
+ * the skip stops at the stream's end as sim_stream_next does. */
+static void test_skip_is_rendering_unseen(void **state)
+{
+    static const char *games[] = {"qwirkle", "cards"};
+    (void)state;
+    for (int g = 0; g < 2; g++) {
+        sim_options o = small(160, 120);
+        frames a;
+        sim_stream *s = NULL;
+        vis_image *img = NULL;
+        char *t = NULL;
+        base_err err = {0};
+        o.max_frames = 40;
+        o.fps = 4;
+        frames_run(games[g], 11, &o, &a);
+        assert_int_equal(a.n, 40);
+        assert_int_equal(sim_stream_new(games[g], 11, &o, &s, &err), 0);
+        assert_int_equal(sim_stream_skip(s, 0, &err), 0);
+        assert_int_equal(sim_stream_skip(s, 29, &err), 0);
+        assert_int_equal(sim_stream_frames(s), 29);
+        assert_int_equal(sim_stream_next(s, &img, &t, &err), 0);
+        assert_true(same_image(img, a.img[29]));
+        assert_string_equal(t, a.truth[29]);
+        vis_image_free(img);
+        free(t);
+        assert_int_equal(sim_stream_skip(s, 5, &err), 0);
+        assert_int_equal(sim_stream_next(s, &img, &t, &err), 0);
+        assert_true(same_image(img, a.img[35]));
+        assert_string_equal(t, a.truth[35]);
+        vis_image_free(img);
+        free(t);
+        assert_int_equal(sim_stream_skip(s, -1, &err), BASE_EINVAL);
+        assert_non_null(strstr(err.msg, "negative"));
+        assert_int_equal(sim_stream_skip(s, 10, &err), BASE_EEOF);
+        assert_int_equal(sim_stream_frames(s), 40);
+        sim_stream_free(s);
+        frames_free(&a);
+    }
+}
+
 /* ---- the truth against the engine ---- */
 
 typedef struct cube {
@@ -670,6 +712,7 @@ int main(void)
         cmocka_unit_test(test_bad_options_are_named),
         cmocka_unit_test(test_stream_ends),
         cmocka_unit_test(test_same_seed_same_bytes),
+        cmocka_unit_test(test_skip_is_rendering_unseen),
         cmocka_unit_test(test_truth_replays_with_the_engine),
         cmocka_unit_test(test_cards_truth_replays_with_the_engine),
         cmocka_unit_test(test_markers_found_where_the_truth_says),
@@ -677,5 +720,6 @@ int main(void)
         cmocka_unit_test(test_cards_project_where_the_truth_says),
         cmocka_unit_test(test_command_writes_frames_and_truth),
     };
+    th_case_filter();
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
