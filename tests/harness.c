@@ -10,6 +10,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <ftw.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <cmocka.h>
 
 char *th_read_file(const char *path, size_t *len)
 {
@@ -136,4 +140,11 @@ char *th_line(const char *s, int k)
     memcpy(l, s, len);
     l[len] = '\0';
     return l;
+}
+
+void th_case_filter(void)
+{
+    const char *pattern = getenv("TABLECAM_TEST_CASE");
+    if (pattern && *pattern)
+        cmocka_set_test_filter(pattern);
 }

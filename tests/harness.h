@@ -30,4 +30,9 @@ void th_rmtree(const char *dir);
 int th_count_lines(const char *s);
 char *th_line(const char *s, int k);
 
+/* Runs only the cases whose names match TABLECAM_TEST_CASE (a cmocka
+ * pattern: * and ? wildcards) when it is set; call before
+ * cmocka_run_group_tests. */
+void th_case_filter(void);
+
 #endif

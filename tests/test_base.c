@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base.h"
+#include "harness.h"
 
 static void test_strerror(void **state)
 {
@@ -140,5 +141,6 @@ int main(void)
         cmocka_unit_test(test_rng_reproducible),
         cmocka_unit_test(test_rng_ranges),
     };
+    th_case_filter();
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -582,5 +582,6 @@ int main(void)
         cmocka_unit_test(test_rectify_roi),
         cmocka_unit_test(test_profiles_json),
     };
+    th_case_filter();
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1046,5 +1046,6 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_crash_durability, setup, teardown),
         cmocka_unit_test_setup_teardown(test_reader_while_writer, setup, teardown),
     };
+    th_case_filter();
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1196,5 +1196,6 @@ int main(void)
         cmocka_unit_test(test_referee_binary),
         cmocka_unit_test(test_random_games_replayed),
     };
+    th_case_filter();
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

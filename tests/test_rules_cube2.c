@@ -1121,5 +1121,6 @@ int main(void)
         cmocka_unit_test(test_codec),
         cmocka_unit_test(test_verdict_json),
     };
+    th_case_filter();
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

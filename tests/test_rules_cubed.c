@@ -1509,5 +1509,6 @@ int main(void)
         cmocka_unit_test(test_referee_binary),
         cmocka_unit_test(test_random_games),
     };
+    th_case_filter();
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

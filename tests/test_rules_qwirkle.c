@@ -1605,5 +1605,6 @@ int main(void)
         cmocka_unit_test(test_generator_matches_checker),
         cmocka_unit_test(test_random_games_through_referee),
     };
+    th_case_filter();
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

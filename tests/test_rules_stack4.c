@@ -1096,5 +1096,6 @@ int main(void)
         cmocka_unit_test(test_solver_unknown_and_cli),
         cmocka_unit_test(test_solver_cli_endgame),
     };
+    th_case_filter();
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -93,5 +93,6 @@ int main(void)
         cmocka_unit_test(test_bad_flag_exits_2),
         cmocka_unit_test(test_referee_unknown_game),
     };
+    th_case_filter();
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -227,5 +227,6 @@ int main(void)
         cmocka_unit_test(test_malformed_records),
         cmocka_unit_test(test_missing_file),
     };
+    th_case_filter();
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

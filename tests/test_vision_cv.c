@@ -1294,5 +1294,6 @@ int main(void)
         cmocka_unit_test(test_absdiff_and_stats),
         cmocka_unit_test(test_video_round_trip),
     };
+    th_case_filter();
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
