@@ -99,19 +99,12 @@ static ref_referee *make(log_ *l, db *store, int64_t match)
     return r;
 }
 
-static void skip_without_qwirkle(void)
-{
-    if (!rules_game_available("qwirkle"))
-        skip();
-}
-
 static void test_moves_and_translation(void **state)
 {
     log_ l = {0};
     table t = {0};
     rules_status st;
     (void)state;
-    skip_without_qwirkle();
     ref_referee *r = make(&l, NULL, 0);
 
     /* Empty table, nothing to say. */
@@ -149,7 +142,6 @@ static void test_illegal_then_restored(void **state)
     log_ l = {0};
     table t = {0};
     (void)state;
-    skip_without_qwirkle();
     ref_referee *r = make(&l, NULL, 0);
 
     put(&t, 0, 0, "red", "circle");
@@ -186,7 +178,6 @@ static void test_illegal_replaced_by_legal(void **state)
     log_ l = {0};
     table t = {0};
     (void)state;
-    skip_without_qwirkle();
     ref_referee *r = make(&l, NULL, 0);
     put(&t, 0, 0, "blue", "clover");
     put(&t, 0, 1, "blue", "star4");
@@ -209,7 +200,6 @@ static void test_takeback(void **state)
     table t = {0};
     rules_status st;
     (void)state;
-    skip_without_qwirkle();
     ref_referee *r = make(&l, NULL, 0);
     put(&t, 0, 0, "green", "circle");
     put(&t, 1, 0, "green", "square");
@@ -234,7 +224,6 @@ static void test_unexplained_and_unsure(void **state)
     log_ l = {0};
     table t = {0};
     (void)state;
-    skip_without_qwirkle();
     ref_referee *r = make(&l, NULL, 0);
     put(&t, 0, 0, "yellow", "circle");
     put(&t, 1, 0, "yellow", "square");
@@ -288,7 +277,6 @@ static void test_unplaceable_unsure_piece(void **state)
     table t = {0};
     rules_status st;
     (void)state;
-    skip_without_qwirkle();
     ref_referee *r = make(&l, NULL, 0);
     put(&t, 0, 0, "red", "circle");
     put(&t, 1, 0, "red", "square");
@@ -396,7 +384,6 @@ static void test_late_piece_joins_its_move(void **state)
     table t = {0};
     rules_status st;
     (void)state;
-    skip_without_qwirkle();
     ref_referee *r = make(&l, NULL, 0);
     put(&t, 0, 0, "red", "circle");
     put(&t, 0, 1, "red", "square");
@@ -474,7 +461,6 @@ static void test_unsure_stands_when_play_goes_on(void **state)
     table t = {0};
     rules_status st;
     (void)state;
-    skip_without_qwirkle();
     ref_referee *r = make(&l, NULL, 0);
     put(&t, 0, 0, "blue", "star8");
     put(&t, 1, 0, "blue", "circle");
@@ -534,7 +520,6 @@ static void test_alternatives(void **state)
     log_ l = {0};
     table t = {0};
     (void)state;
-    skip_without_qwirkle();
     ref_referee *r = make(&l, NULL, 0);
     put(&t, 0, 0, "green", "circle");
     put(&t, 1, 0, "blue", "circle");
@@ -601,7 +586,6 @@ static void test_out_of_turn_and_signals(void **state)
     table t = {0};
     rules_move m;
     (void)state;
-    skip_without_qwirkle();
     ref_referee *r = make(&l, NULL, 0);
     put(&t, 0, 0, "purple", "circle");
     put(&t, 0, 1, "purple", "square");
@@ -645,8 +629,6 @@ static void test_cube2_setup_from_readings(void **state)
     ref_referee *r = NULL;
     base_err e;
     (void)state;
-    if (!rules_game_available("cube2"))
-        skip();
     assert_int_equal(ref_new(&cfg, &e, &r), 0);
     memset(p, 0, sizeof p);
     p[0].owner = p[1].owner = -1;
@@ -1434,7 +1416,6 @@ static void test_recorded_and_resumed(void **state)
     rules_status st;
     base_err e;
     (void)state;
-    skip_without_qwirkle();
     assert_int_equal(db_open(path, DB_OPEN_CREATE, &e, &store), 0);
     ref_referee *r = make(&l, store, 0);
     id = ref_match_id(r);
@@ -1518,7 +1499,6 @@ static void test_correction(void **state)
     rules_status st;
     base_err e;
     (void)state;
-    skip_without_qwirkle();
     ref_referee *r = make(&l, NULL, 0);
     put(&t, 0, 0, "red", "circle");
     put(&t, 1, 0, "red", "square");
@@ -1578,5 +1558,6 @@ int main(void)
         cmocka_unit_test(test_reading_turn_to),
         cmocka_unit_test(test_reading_agree),
     };
+    th_case_filter();
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -27,6 +27,7 @@
 #include "cards.h"
 #include "referee.h"
 #include "sim.h"
+#include "harness.h"
 
 #define PPM 3.0
 /* The simulated frames' seeds: 4242 (a wood-grain table for a mat) and
@@ -551,7 +552,11 @@ static void test_speck_not_ace(void **state)
     vis_draw_circle(img, to_px(200, 220), 1.2 * PPM, plain.ink, VIS_FILLED, VIS_DRAW_AA, NULL);
     vis_cards_reading *r = read_view(img);
     const vis_card *c = card_near(r, 200, 220, 4);
-    assert_true(!c || c->rank != 1);
+    /* the card is there, red, its rank unread: no pip to count */
+    assert_non_null(c);
+    assert_int_equal(c->rank, 0);
+    assert_false(c->court);
+    assert_true(c->suit == 1 || c->suit == 2);
     free(r);
     vis_image_free(img);
     /* nor are five specks a five (a granite table's texture in a cell
@@ -566,7 +571,10 @@ static void test_speck_not_ace(void **state)
                         VIS_DRAW_AA, NULL);
     r = read_view(img);
     c = card_near(r, 200, 220, 4);
-    assert_true(!c || c->rank != 5);
+    assert_non_null(c);
+    assert_int_equal(c->rank, 0);
+    assert_false(c->court);
+    assert_true(c->suit == 1 || c->suit == 2);
     free(r);
     vis_image_free(img);
 }
@@ -588,9 +596,12 @@ static void test_table_along_side(void **state)
     vis_draw_polygon(img, q, 4, vis_rgb(20, 20, 22), VIS_FILLED, 1, VIS_DRAW_AA, NULL);
     vis_cards_reading *r = read_view(img);
     const vis_card *c = card_near(r, 200, 220, 20);
-    /* (read as KD before; with the court test alone, as 4D at conf 1) */
-    assert_true(!c || !c->court);
-    assert_true(!c || c->rank == 0);
+    /* found, red, neither a court nor a count: the pips seen are too few
+     * and too one-sided for a 9 (it read as KD, or as 4D at conf 1) */
+    assert_non_null(c);
+    assert_false(c->court);
+    assert_int_equal(c->rank, 0);
+    assert_true(c->suit == 1 || c->suit == 2);
     free(r);
     vis_image_free(img);
 }
@@ -1107,11 +1118,8 @@ static ref_reading *read_sim(unsigned long long seed, int max_moves, int k, cons
     o.height = 960;
     o.max_moves = max_moves;
     assert_int_equal(sim_stream_new("cards", seed, &o, &s, &e), 0);
-    for (int i = 0; i <= k; i++) {
-        vis_image_free(img);
-        free(tj);
-        assert_int_equal(sim_stream_next(s, &img, &tj, &e), 0);
-    }
+    assert_int_equal(sim_stream_skip(s, k, &e), 0);
+    assert_int_equal(sim_stream_next(s, &img, &tj, &e), 0);
     assert_non_null(strstr(tj, has));
     free(tj);
     sim_stream_free(s);
@@ -1883,5 +1891,6 @@ int main(void)
         cmocka_unit_test(test_wide_court),    cmocka_unit_test(test_column_by_long_sides),
         cmocka_unit_test(test_memory),
     };
+    th_case_filter();
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
