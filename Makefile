@@ -5,7 +5,7 @@ ASAN_BUILD ?= build-asan
 JOBS       ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all build deps test test-normal test-asan demo bench clean
+.PHONY: all build deps test test-normal test-asan test-fast demo bench clean
 
 all: build
 
@@ -20,13 +20,20 @@ build: $(BUILD)/CMakeCache.txt
 
 # The normal build with gcc, then an ASan+UBSan build with clang: both
 # compilers stay warning-free and every test runs under the sanitizers.
+# Ends with the ten slowest tests of the two runs.
 test: deps
 	@scripts/install-web-test-deps
 	$(MAKE) test-normal
 	$(MAKE) test-asan
+	@echo "== the slowest tests"
+	@scripts/slowest-tests -n 10 $(BUILD) $(ASAN_BUILD)
 
 test-normal: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# The normal build's tests that read no camera frames (about 20 s).
+test-fast: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -LE frames
 
 $(ASAN_BUILD)/CMakeCache.txt:
 	CC=clang CXX=clang++ cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug \
