@@ -17,11 +17,63 @@
 
 #define QW_HAND 6
 
-/* Albedo of the six colours (rules_color order), linear 0..1. */
-static const float sim__qw_rgb[6][3] = {
-    {0.80f, 0.08f, 0.08f}, {0.95f, 0.42f, 0.05f}, {0.93f, 0.84f, 0.10f},
-    {0.10f, 0.58f, 0.18f}, {0.08f, 0.28f, 0.82f}, {0.45f, 0.13f, 0.62f},
+/* ---- the designs ----
+ *
+ * Sets differ in how the symbols are drawn, how big and in which inks
+ * they are printed, and what the body is made of; each design stays
+ * within what a person still calls the shape.  Face coordinates u, v run
+ * over [-1, 1] across the top face; a symbol's sizes are in those units
+ * before the design's zoom (which makes the whole print smaller or larger
+ * on the face).  Design 0 is the classic set that the hand-written reader
+ * was built on. */
+typedef struct sim__qw_design {
+    const char *name;
+    double zoom;                 /* face units are multiplied by this: > 1 prints smaller */
+    double circle_r, ring_in;    /* disc radius; a ring's inner radius (0: a disc) */
+    double square_h, square_k;   /* half side, corner radius */
+    double diamond_u, diamond_v; /* half diagonals across and up the face */
+    double clover_c, clover_r, clover_core, clover_turn; /* lobe centres, radii, the middle disc, turn (rad) */
+    double star4_ro, star4_ri, star4_turn;
+    double star8_ro, star8_ri;
+    int palette;                 /* sim__qw_palettes */
+    float sat, val;              /* ink saturation and brightness factors */
+    float body[3];               /* body albedo, linear RGB */
+    double edge_w;               /* the rounded edge band, face units from the side */
+    float edge_lift;             /* the band's albedo over the body's (it faces the light more) */
+    float print_gloss, body_gloss;
+} sim__qw_design;
+
+/* Ink albedo of the six colours (rules_color order), linear 0..1, by
+ * palette: the classic print, a bright toy print, a muted print, and a
+ * print whose orange leans red, green teal and purple pink. */
+static const float sim__qw_palettes[4][6][3] = {
+    {{0.80f, 0.08f, 0.08f}, {0.95f, 0.42f, 0.05f}, {0.93f, 0.84f, 0.10f},
+     {0.10f, 0.58f, 0.18f}, {0.08f, 0.28f, 0.82f}, {0.45f, 0.13f, 0.62f}},
+    {{0.85f, 0.05f, 0.12f}, {1.00f, 0.50f, 0.00f}, {0.98f, 0.90f, 0.05f},
+     {0.15f, 0.70f, 0.10f}, {0.05f, 0.40f, 0.90f}, {0.55f, 0.10f, 0.75f}},
+    {{0.65f, 0.12f, 0.10f}, {0.85f, 0.38f, 0.10f}, {0.85f, 0.75f, 0.20f},
+     {0.12f, 0.45f, 0.22f}, {0.10f, 0.25f, 0.60f}, {0.38f, 0.16f, 0.50f}},
+    {{0.78f, 0.04f, 0.16f}, {0.92f, 0.30f, 0.04f}, {0.95f, 0.78f, 0.02f},
+     {0.02f, 0.55f, 0.35f}, {0.12f, 0.35f, 0.88f}, {0.62f, 0.15f, 0.58f}},
 };
+
+#define QW_PI4 (SIM__PI / 4)
+
+static const sim__qw_design sim__qw_designs[] = {
+    /* name        zoom  circle     square      diamond     clover: c    r     core  turn    star4: ro   ri    turn    star8      pal sat    val    body                     edge  lift  gloss: print body */
+    {"classic",    1.05, 0.56, 0,   0.48, 0,    0.68, 0.68, 0.30, 0.26, 0.22, 0,      0.72, 0.22, 0,      0.70, 0.38, 0, 1.0f, 1.0f, {0.045f, 0.045f, 0.0495f}, 0.07, 2.0f, 0.20f, 0.50f},
+    {"bold",       0.95, 0.58, 0,   0.50, 0.08, 0.62, 0.74, 0.33, 0.30, 0.26, 0,      0.74, 0.30, 0,      0.72, 0.48, 1, 1.1f, 1.0f, {0.030f, 0.030f, 0.030f}, 0.10, 2.5f, 0.45f, 0.70f},
+    {"small print",1.70, 0.56, 0,   0.46, 0.04, 0.64, 0.70, 0.30, 0.25, 0.20, 0,      0.74, 0.20, 0,      0.72, 0.36, 0, 0.9f, 0.95f,{0.060f, 0.058f, 0.055f}, 0.05, 1.6f, 0.15f, 0.30f},
+    {"rings",      1.15, 0.56, 0.32,0.44, 0.14, 0.56, 0.72, 0.30, 0.27, 0.18, QW_PI4, 0.70, 0.26, 0,      0.70, 0.44, 2, 1.0f, 1.0f, {0.090f, 0.090f, 0.095f}, 0.08, 1.8f, 0.10f, 0.15f},
+    {"pinched",    1.10, 0.54, 0,   0.48, 0.02, 0.58, 0.58, 0.36, 0.22, 0.12, 0,      0.76, 0.14, QW_PI4, 0.74, 0.30, 3, 1.0f, 1.05f,{0.040f, 0.036f, 0.034f}, 0.06, 2.2f, 0.35f, 0.60f},
+    {"grey body",  1.25, 0.55, 0,   0.47, 0.20, 0.66, 0.66, 0.29, 0.27, 0.24, QW_PI4, 0.70, 0.28, 0,      0.68, 0.44, 1, 0.85f,0.9f, {0.120f, 0.120f, 0.125f}, 0.12, 1.5f, 0.05f, 0.10f},
+    {"tall",       1.00, 0.52, 0,   0.45, 0.10, 0.48, 0.76, 0.31, 0.28, 0.20, 0,      0.78, 0.26, 0,      0.76, 0.42, 2, 1.15f,1.1f, {0.050f, 0.052f, 0.060f}, 0.09, 2.8f, 0.55f, 0.80f},
+    {"large print",0.80, 0.56, 0,   0.48, 0.06, 0.68, 0.68, 0.31, 0.27, 0.22, 0,      0.72, 0.24, 0,      0.70, 0.40, 3, 0.95f,1.0f, {0.070f, 0.065f, 0.060f}, 0.04, 2.0f, 0.25f, 0.40f},
+    {"blunt",      1.35, 0.57, 0.36,0.49, 0.24, 0.64, 0.64, 0.30, 0.29, 0.26, QW_PI4, 0.66, 0.34, QW_PI4, 0.66, 0.44, 0, 0.8f, 0.9f, {0.025f, 0.025f, 0.028f}, 0.11, 3.0f, 0.60f, 0.85f},
+    {"sharp",      1.05, 0.55, 0,   0.48, 0.00, 0.60, 0.66, 0.33, 0.24, 0.16, 0,      0.78, 0.12, 0,      0.76, 0.26, 1, 1.0f, 0.95f,{0.100f, 0.095f, 0.090f}, 0.06, 1.7f, 0.12f, 0.25f},
+};
+
+#define QW_NDESIGNS ((int)(sizeof sim__qw_designs / sizeof sim__qw_designs[0]))
 
 /* Inside an n-pointed star of outer radius ro and inner radius ri with a
  * spike along +u. */
@@ -43,31 +95,51 @@ static bool sim__in_star(double u, double v, int n, double ro, double ri)
     }
 }
 
-static bool sim__in_shape(int shape, double u, double v)
+static void sim__turn(double *u, double *v, double a)
+{
+    double c = cos(a), s = sin(a), x = *u, y = *v;
+    *u = c * x + s * y;
+    *v = -s * x + c * y;
+}
+
+static bool sim__in_shape(const sim__qw_design *d, int shape, double u, double v)
 {
     double au = fabs(u), av = fabs(v);
     switch (shape) {
-    case RULES_CIRCLE:
-        return u * u + v * v < 0.56 * 0.56;
-    case RULES_SQUARE:
-        return au < 0.48 && av < 0.48;
+    case RULES_CIRCLE: {
+        double r2 = u * u + v * v;
+        return r2 < d->circle_r * d->circle_r && r2 >= d->ring_in * d->ring_in;
+    }
+    case RULES_SQUARE: {
+        double h = d->square_h, k = d->square_k;
+        double qu = fmax(au - (h - k), 0), qv = fmax(av - (h - k), 0);
+        return au < h && av < h && qu * qu + qv * qv <= k * k + (k == 0);
+    }
     case RULES_DIAMOND:
-        return au + av < 0.68;
+        return au / d->diamond_u + av / d->diamond_v < 1;
     case RULES_CLOVER: {
-        const double c = 0.3, r = 0.26;
+        const double c = d->clover_c, r = d->clover_r;
+        sim__turn(&u, &v, d->clover_turn);
+        au = fabs(u);
+        av = fabs(v);
         return (au - c) * (au - c) + v * v < r * r || u * u + (av - c) * (av - c) < r * r ||
-               u * u + v * v < 0.22 * 0.22;
+               u * u + v * v < d->clover_core * d->clover_core;
     }
     case RULES_STAR4:
-        return sim__in_star(u, v, 4, 0.72, 0.22);
+        sim__turn(&u, &v, d->star4_turn);
+        return sim__in_star(u, v, 4, d->star4_ro, d->star4_ri);
     default: /* star8: the eight-point starburst */
-        return sim__in_star(u, v, 8, 0.70, 0.38);
+        return sim__in_star(u, v, 8, d->star8_ro, d->star8_ri);
     }
 }
 
+/* The driver's state is read by decorate through dstate; the design it
+ * holds is what every cube of the stream is printed with. */
+typedef struct sim__qw sim__qw;
+static const sim__qw_design *sim__qw_design_of(const void *dstate);
+
 static void sim__qw_decorate(void *dstate, sim__obj *o, sim__rng *r)
 {
-    (void)dstate;
     int others[5], n = 0;
     for (int s = 0; s < 6; s++)
         if (s != o->piece.b)
@@ -80,23 +152,35 @@ static void sim__qw_decorate(void *dstate, sim__obj *o, sim__rng *r)
     o->faces[0] = o->piece.b;
     for (int i = 0; i < 5; i++)
         o->faces[i + 1] = (uint8_t)others[i];
+    o->style = sim__qw_design_of(dstate);
 }
 
 static void sim__qw_shade(const sim__obj *o, int face, double u, double v, float rgb[3],
                           float *gloss)
 {
+    const sim__qw_design *d = o->style ? o->style : &sim__qw_designs[0];
     int colour = o->piece.a < 6 ? o->piece.a : 0;
-    /* Slightly rounded edges catch a little more light. */
+    /* The rounded edges face the light more than the flat face does. */
     double edge = fmax(fabs(u), fabs(v));
-    float body = edge > 0.93 ? 0.09f : 0.045f;
-    if (face >= 0 && face < 6 && sim__in_shape(o->faces[face], u * 1.05, v * 1.05)) {
-        memcpy(rgb, sim__qw_rgb[colour], 3 * sizeof *rgb);
-        *gloss = 0.2f;
+    float lift = edge > 1 - d->edge_w ? d->edge_lift : 1.0f;
+    if (face >= 0 && face < 6 && sim__in_shape(d, o->faces[face], u * d->zoom, v * d->zoom)) {
+        const float *ink = sim__qw_palettes[d->palette][colour];
+        float grey = (ink[0] + ink[1] + ink[2]) / 3;
+        if (d->sat == 1 && d->val == 1) { /* the palette as printed */
+            memcpy(rgb, ink, 3 * sizeof *rgb);
+            *gloss = d->print_gloss;
+            return;
+        }
+        for (int k = 0; k < 3; k++) {
+            float c = d->val * (grey + d->sat * (ink[k] - grey));
+            rgb[k] = c < 0 ? 0 : c > 1 ? 1 : c;
+        }
+        *gloss = d->print_gloss;
         return;
     }
-    rgb[0] = rgb[1] = body;
-    rgb[2] = body * 1.1f;
-    *gloss = 0.5f;
+    for (int k = 0; k < 3; k++)
+        rgb[k] = d->body[k] * lift;
+    *gloss = d->body_gloss;
 }
 
 static const sim__piece_kind sim__qw_kind = {
@@ -112,13 +196,26 @@ static const sim__piece_kind sim__qw_kind = {
 
 /* ---- the player ---- */
 
-typedef struct sim__qw {
+struct sim__qw {
+    const sim__qw_design *design;
     int nplayers;
     rules_piece hand[RULES_MAX_PLAYERS][QW_HAND];
     int nhand[RULES_MAX_PLAYERS];
     int bag[6];
     int nbag;
-} sim__qw;
+};
+
+static const sim__qw_design *sim__qw_design_of(const void *dstate)
+{
+    const sim__qw *q = dstate;
+    return q && q->design ? q->design : &sim__qw_designs[0];
+}
+
+static void sim__qw_set_design(void *state, int design)
+{
+    sim__qw *q = state;
+    q->design = &sim__qw_designs[design >= 0 && design < QW_NDESIGNS ? design : 0];
+}
 
 static rules_piece sim__qw_draw(sim__qw *q, sim__rng *r)
 {
@@ -282,4 +379,6 @@ const sim__driver sim__qwirkle_driver = {
     .choose_illegal = sim__qw_choose_illegal,
     .applied = sim__qw_applied,
     .held = sim__qw_held,
+    .ndesigns = QW_NDESIGNS,
+    .set_design = sim__qw_set_design,
 };

@@ -57,6 +57,7 @@ struct sim_stream {
     sim_options o;
     const sim__driver *drv;
     void *dstate;
+    int design;        /* the set's design (drivers with designs) */
     rules_game *g;
     sim__rng rng_game, rng_move, rng_look;
     sim__camera cam;
@@ -116,6 +117,12 @@ static const sim__driver *sim__driver_for(const char *game)
     if (game && strcmp(game, "cards") == 0)
         return &sim__cards_driver;
     return NULL;
+}
+
+int sim_designs(const char *game)
+{
+    const sim__driver *d = sim__driver_for(game);
+    return d ? d->ndesigns : 0;
 }
 
 bool sim_game_supported(const char *game)
@@ -655,6 +662,8 @@ static cJSON *sim__truth(sim_stream *s, double t, const sim__obj *objs, int n, b
     cJSON_AddStringToObject(o, "game", s->game);
     cJSON_AddBoolToObject(o, "stable", stable);
     cJSON_AddBoolToObject(o, "hand_in_view", hand_in_view);
+    if (s->drv->ndesigns > 0)
+        cJSON_AddNumberToObject(o, "design", s->design);
     if (s->hand_now) {
         /* where the hand is (in view or not): the point under its fingers
          * that carries a piece, and the height of the hand */
@@ -793,7 +802,7 @@ static cJSON *sim__truth(sim_stream *s, double t, const sim__obj *objs, int n, b
 
 /* ---- the stream ---- */
 
-static int sim__check_options(const sim_options *o, base_err *err)
+static int sim__check_options(const sim__driver *d, const sim_options *o, base_err *err)
 {
     if (o->width < 64 || o->height < 48 || o->width > 8192 || o->height > 8192)
         return base_err_set(err, BASE_EINVAL, "sim: frame size %dx%d is outside 64x48..8192x8192",
@@ -805,6 +814,13 @@ static int sim__check_options(const sim_options *o, base_err *err)
                             RULES_MAX_PLAYERS);
     if (o->max_frames < 0 || o->max_moves < 0)
         return base_err_set(err, BASE_EINVAL, "sim: frame and move limits must be >= 0");
+    if (d->ndesigns > 0 && (o->design < -1 || o->design >= d->ndesigns))
+        return base_err_set(err, BASE_EINVAL,
+                            "sim: design %d is outside -1..%d (-1: drawn from the seed)",
+                            o->design, d->ndesigns - 1);
+    if (d->ndesigns == 0 && o->design != 0)
+        return base_err_set(err, BASE_EINVAL, "sim: design %d: %s has one look (design 0)",
+                            o->design, d->game);
     if (!(o->illegal >= 0 && o->illegal <= 1))
         return base_err_set(err, BASE_EINVAL, "sim: illegal probability %g is outside 0..1",
                             o->illegal);
@@ -917,7 +933,7 @@ int sim_stream_new(const char *game, uint64_t seed, const sim_options *opt, sim_
                             game ? game : "(none)");
     if (!rules_game_available(game))
         return base_err_set(err, BASE_EUNSUPPORTED, "sim: the %s engine is not built", game);
-    if ((rc = sim__check_options(opt, err)) != 0)
+    if ((rc = sim__check_options(sim__driver_for(game), opt, err)) != 0)
         return rc;
     if (!(s = calloc(1, sizeof *s)) || !(s->move = malloc(sizeof *s->move))) {
         if (s)
@@ -944,6 +960,13 @@ int sim_stream_new(const char *game, uint64_t seed, const sim_options *opt, sim_
         cJSON_Delete(header);
         sim_stream_free(s);
         return base_err_set(err, rc, "sim: cannot deal the %s game", game);
+    }
+    if (s->drv->ndesigns > 0) {
+        /* its own stream: drawing a design changes nothing else */
+        sim__rng rd;
+        sim__rng_seed(&rd, seed, 5);
+        s->design = opt->design >= 0 ? opt->design : sim__rng_int(&rd, s->drv->ndesigns);
+        s->drv->set_design(s->dstate, s->design);
     }
     rc = rules_game_new(game, header, err, &s->g);
     cJSON_Delete(header);

@@ -45,7 +45,14 @@ typedef struct sim_options {
      * lens: frames in which a test can read colours at projected points. */
     bool clean;
     bool hands;         /* draw hands and arms during moves; default true */
+    /* The design of the set (the look of its pieces: docs/sim.md), 0 to
+     * sim_designs(game) - 1; -1 draws one from the seed.  Default 0, the
+     * classic set.  Games with one look (sim_designs 0) take 0 only. */
+    int design;
 } sim_options;
+
+/* How many designs of game's set sim can draw (0: one look only). */
+int sim_designs(const char *game);
 
 void sim_options_default(sim_options *o);
 
@@ -95,7 +102,7 @@ typedef struct sim_truth {
 int sim_truth_read(const char *game, const char *truth_json, sim_truth *out, base_err *err);
 
 /* The `sim:` camera: a capture (vision/capture.h) over a stream, from a
- * spec "sim:GAME[:seed=N][:fps=F][:WxH][:moves=M][:illegal=P]".  err names
+ * spec "sim:GAME[:seed=N][:fps=F][:WxH][:moves=M][:illegal=P][:design=D]".  err names
  * a bad option. */
 #include "capture.h"
 int sim_capture_open(const char *spec, vis_capture **out, base_err *err);

@@ -133,6 +133,7 @@ typedef struct sim__obj {
     uint8_t faces[6];   /* what each face shows: 0 top, 1 +x, 2 -x, 3 +y,
                            4 -y, 5 bottom; meaning per piece kind */
     const vis_image *tex; /* a printed face (cards), owned by the driver */
+    const void *style;  /* the set's design (qwirkle), owned by the driver */
     double corner_r;    /* rounded corners in plan view, mm (0: square) */
     /* hands: capsules in the plane z = z0 */
     int ncaps;
@@ -241,6 +242,11 @@ typedef struct sim__driver {
     /* After a legal move was applied: update hands and bag. */
     int (*applied)(void *state, const rules_game *g, int player, const rules_move *m,
                    sim__rng *r);
+    /* The designs of the game's set the stream can be asked for (0: the
+     * game has one look, or draws its own from the seed), and the call
+     * that picks one, before the first piece is decorated. */
+    int ndesigns;
+    void (*set_design)(void *state, int design);
 } sim__driver;
 
 /* play.c: an illegal one-piece placement for player: a piece of held[]

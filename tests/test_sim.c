@@ -217,6 +217,75 @@ static void test_skip_is_rendering_unseen(void **state)
     }
 }
 
+/* The set's designs: the same seed in another design plays the same match
+ * (truth lines equal but for "design") in other pixels; -1 draws a design
+ * from the seed; a design out of range, or any but 0 for cards, is refused
+ * naming it. */
+static void test_designs(void **state)
+{
+    (void)state;
+    sim_options o = small(320, 240);
+    frames a, b, c;
+    sim_stream *s = NULL;
+    base_err err = {0};
+    int nd = sim_designs("qwirkle");
+    assert_true(nd >= 8);
+    assert_int_equal(sim_designs("cards"), 0);
+    assert_int_equal(sim_designs("chess"), 0);
+    o.max_frames = 30;
+    o.fps = 2;
+    o.clean = true;
+    frames_run("qwirkle", 21, &o, &a);
+    o.design = nd - 1;
+    frames_run("qwirkle", 21, &o, &b);
+    assert_int_equal(a.n, b.n);
+    assert_non_null(strstr(a.truth[0], "\"design\":0,"));
+    {
+        char want[32];
+        snprintf(want, sizeof want, "\"design\":%d,", nd - 1);
+        assert_non_null(strstr(b.truth[0], want));
+    }
+    {
+        int differ = 0;
+        for (int i = 0; i < a.n; i++) {
+            cJSON *ta = cJSON_Parse(a.truth[i]), *tb = cJSON_Parse(b.truth[i]);
+            cJSON_DeleteItemFromObject(ta, "design");
+            cJSON_DeleteItemFromObject(tb, "design");
+            assert_true(cJSON_Compare(ta, tb, true));
+            cJSON_Delete(ta);
+            cJSON_Delete(tb);
+            differ += !same_image(a.img[i], b.img[i]);
+        }
+        assert_int_equal(differ, a.n);
+    }
+    frames_free(&b);
+    /* drawn from the seed: a design in range, the same every time */
+    o.design = -1;
+    o.max_frames = 1;
+    frames_run("qwirkle", 21, &o, &b);
+    frames_run("qwirkle", 21, &o, &c);
+    assert_string_equal(b.truth[0], c.truth[0]);
+    {
+        const cJSON *d;
+        cJSON *t = cJSON_Parse(b.truth[0]);
+        d = cJSON_GetObjectItem(t, "design");
+        assert_true(cJSON_IsNumber(d) && d->valueint >= 0 && d->valueint < nd);
+        cJSON_Delete(t);
+    }
+    frames_free(&a);
+    frames_free(&b);
+    frames_free(&c);
+    o.design = nd;
+    assert_int_equal(sim_stream_new("qwirkle", 1, &o, &s, &err), BASE_EINVAL);
+    assert_non_null(strstr(err.msg, "design"));
+    o.design = -2;
+    assert_int_equal(sim_stream_new("qwirkle", 1, &o, &s, &err), BASE_EINVAL);
+    o.design = 1;
+    assert_int_equal(sim_stream_new("cards", 1, &o, &s, &err), BASE_EINVAL);
+    assert_non_null(strstr(err.msg, "cards has one look"));
+    assert_null(s);
+}
+
 /* ---- the truth against the engine ---- */
 
 typedef struct cube {
@@ -713,6 +782,7 @@ int main(void)
         cmocka_unit_test(test_stream_ends),
         cmocka_unit_test(test_same_seed_same_bytes),
         cmocka_unit_test(test_skip_is_rendering_unseen),
+        cmocka_unit_test(test_designs),
         cmocka_unit_test(test_truth_replays_with_the_engine),
         cmocka_unit_test(test_cards_truth_replays_with_the_engine),
         cmocka_unit_test(test_markers_found_where_the_truth_says),
