@@ -5,7 +5,7 @@ ASAN_BUILD ?= build-asan
 JOBS       ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all build deps test test-normal test-asan test-fast demo bench clean
+.PHONY: all build deps test test-normal test-asan test-fast demo bench models clean
 
 all: build
 
@@ -48,6 +48,26 @@ demo: deps build
 
 bench: build
 	@for b in $(BUILD)/bench/bench_*; do [ -x "$$b" ] || continue; echo "== $$b"; "$$b" || exit 1; done
+
+# Retrains the learned stages from the simulator (docs/models.md): needs
+# Debian's python3-torch, which nothing else does.  Rendered patches are
+# cached outside the repository, in MODELS_CACHE.
+MODELS_CACHE ?= /var/tmp/tablecam-models
+MODEL_HOLD   ?= 4,7
+models: build
+	@command -v /usr/bin/python3 >/dev/null && /usr/bin/python3 -c 'import torch, numpy' 2>/dev/null || \
+	    { echo "make models needs Debian's python3-torch (apt-get install python3-torch)" >&2; exit 1; }
+	mkdir -p $(MODELS_CACHE)
+	[ -f $(MODELS_CACHE)/qw-a/patches.json ] || ./$(BUILD)/models/qwirkle_patches --out $(MODELS_CACHE)/qw-a \
+	    --designs 0-4 --seeds 1-8 --width 1280 --height 960 --moves 10
+	[ -f $(MODELS_CACHE)/qw-b/patches.json ] || ./$(BUILD)/models/qwirkle_patches --out $(MODELS_CACHE)/qw-b \
+	    --designs 5-9 --seeds 1-8 --width 1280 --height 960 --moves 10
+	/usr/bin/python3 models/train_qwirkle.py --data $(MODELS_CACHE)/qw-a,$(MODELS_CACHE)/qw-b \
+	    --hold $(MODEL_HOLD) --out $(MODELS_CACHE)/qwirkle-held.onnx
+	/usr/bin/python3 -c 'import json,sys; json.dump(json.load(open(sys.argv[1]))["figures"], open(sys.argv[2], "w"))' \
+	    $(MODELS_CACHE)/qwirkle-held.json $(MODELS_CACHE)/qwirkle-held-figures.json
+	/usr/bin/python3 models/train_qwirkle.py --data $(MODELS_CACHE)/qw-a,$(MODELS_CACHE)/qw-b \
+	    --hold none --figures $(MODELS_CACHE)/qwirkle-held-figures.json --out models/qwirkle.onnx
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)
