@@ -389,6 +389,27 @@ static void test_patch_errors(void **state)
     vis_classifier_free(c);
 }
 
+/* The shipped Qwirkle model (models/qwirkle.onnx, made by make models)
+ * loads against its manifest and names the rules' shapes and colours in
+ * the rules' order. */
+static void test_shipped_qwirkle_model(void **state)
+{
+    vis_classifier *c = NULL;
+    base_err e;
+    (void)state;
+    if (vis_classifier_new(TABLECAM_SOURCE_DIR "/models/qwirkle.onnx", &c, &e) != 0)
+        fail_msg("models/qwirkle.onnx: %s", e.msg);
+    assert_int_equal(vis_classifier_patch_size(c), 32);
+    assert_int_equal(vis_classifier_nheads(c), 2);
+    assert_string_equal(vis_classifier_head_name(c, 0), "shape");
+    assert_string_equal(vis_classifier_head_name(c, 1), "color");
+    for (int v = 0; v < 6; v++) {
+        assert_string_equal(vis_classifier_value_name(c, 0, v), rules_shape_name(v));
+        assert_string_equal(vis_classifier_value_name(c, 1, v), rules_color_name(v));
+    }
+    vis_classifier_free(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -398,6 +419,7 @@ int main(void)
         cmocka_unit_test(test_batch_equals_singles),
         cmocka_unit_test(test_file_errors),
         cmocka_unit_test(test_patch_errors),
+        cmocka_unit_test(test_shipped_qwirkle_model),
     };
     th_case_filter();
     return cmocka_run_group_tests(tests, NULL, NULL);
