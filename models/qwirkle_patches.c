@@ -85,7 +85,7 @@ int main(int argc, char **argv)
     vis_aruco *det = NULL;
     base_err e;
 
-    for (int i = 1; i < argc; i++) {
+    for (int i = 1; i < argc; i += 2) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         int bad = !v;
         if (!bad && strcmp(a, "--out") == 0)
@@ -111,7 +111,6 @@ int main(int argc, char **argv)
             usage();
             return 2;
         }
-        i++;
     }
     if (!out || d0 < 0 || d1 >= sim_designs("qwirkle") || size < 8 || side <= 0) {
         usage();
