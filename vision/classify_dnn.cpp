@@ -1,14 +1,15 @@
 // vision/classify_dnn.cpp: vision/classify.h over OpenCV's dnn module.
 //
 // As in vision/cv.cpp, every extern "C" entry point validates its
-// arguments, then runs its body inside cls__guard, which turns every C++
-// exception into a BASE_E* code: no exception and no C++ type leaves this
-// file.  Both files are read with stdio, and the network is parsed from
+// arguments, then runs its body inside vis__cv_guard (cv_guard.hpp), which
+// turns every C++ exception into a BASE_E* code: no exception and no C++
+// type leaves this file.  Both files are read with stdio, and the network is parsed from
 // the very bytes whose digest was checked, so errors name the path and
 // errno, and a file replaced between the check and the load cannot slip
 // through.
 
 #include "classify.h"
+#include "cv_guard.hpp"
 #include "sha256.h"
 
 #include <cjson/cJSON.h>
@@ -40,26 +41,6 @@ struct vis_classifier {
 };
 
 namespace {
-
-template <class F> int cls__guard(base_err *err, const char *fn, F &&f)
-{
-    try {
-        return f();
-    } catch (const cv::Exception &e) {
-        if (e.code == cv::Error::StsNoMem)
-            return base_err_set(err, BASE_ENOMEM, "%s: out of memory (%s)",
-                                fn, e.err.c_str());
-        return base_err_set(err, BASE_ECV, "%s: OpenCV %s: %s", fn,
-                            e.func.empty() ? "error" : e.func.c_str(),
-                            e.err.c_str());
-    } catch (const std::bad_alloc &) {
-        return base_err_set(err, BASE_ENOMEM, "%s: out of memory", fn);
-    } catch (const std::exception &e) {
-        return base_err_set(err, BASE_ECV, "%s: %s", fn, e.what());
-    } catch (...) {
-        return base_err_set(err, BASE_ECV, "%s: unknown C++ exception", fn);
-    }
-}
 
 const char *const cls__new = "vis_classifier_new";
 
@@ -325,7 +306,7 @@ extern "C" int vis_classifier_new(const char *onnx_path, vis_classifier **out,
         return base_err_set(err, BASE_EINVAL,
                             "%s: %s does not end in .onnx", cls__new,
                             onnx_path);
-    return cls__guard(err, cls__new, [&]() -> int {
+    return vis__cv_guard(err, cls__new, [&]() -> int {
         std::string json = std::string(onnx_path, len - 5) + ".json";
         std::vector<char> model, manifest;
         int rc = cls__read_file(onnx_path, "model", model, err);
@@ -434,7 +415,7 @@ extern "C" int vis_classifier_run(vis_classifier *c,
         if (rc)
             return rc;
     }
-    return cls__guard(err, fn, [&]() -> int {
+    return vis__cv_guard(err, fn, [&]() -> int {
         const int s = c->size;
         const size_t plane = size_t(s) * s;
         c->blob.resize(size_t(n) * 3 * plane);

@@ -1,13 +1,14 @@
 // vision/cv.cpp: the OpenCV shim behind vision/cv.h.
 //
 // Every extern "C" entry point validates its arguments, then runs its body
-// inside cv__guard, which turns every C++ exception into a BASE_E* code and
-// a sentence in the caller's base_err: no exception and no C++ type leaves
-// this file.  Files are read and written with stdio rather than
-// cv::imread/imwrite so that errors name the path and errno, and so that
-// OpenCV's own logger never prints on the user's terminal.
+// inside vis__cv_guard (cv_guard.hpp), which turns every C++ exception into
+// a BASE_E* code and a sentence in the caller's base_err: no exception and
+// no C++ type leaves this file.  Files are read and written with stdio
+// rather than cv::imread/imwrite so that errors name the path and errno,
+// and so that OpenCV's own logger never prints on the user's terminal.
 
 #include "cv.h"
+#include "cv_guard.hpp"
 
 #include <opencv2/aruco.hpp>
 #include <opencv2/aruco/charuco.hpp>
@@ -39,28 +40,6 @@ static int cv__image_new(int width, int height, int channels, bool zero,
                          vis_image **out, base_err *err);
 
 namespace {
-
-// Runs f, which returns 0 or a BASE_E* code, and turns any exception into
-// a code; fn names the public call in the message.
-template <class F> int cv__guard(base_err *err, const char *fn, F &&f)
-{
-    try {
-        return f();
-    } catch (const cv::Exception &e) {
-        if (e.code == cv::Error::StsNoMem)
-            return base_err_set(err, BASE_ENOMEM, "%s: out of memory (%s)",
-                                fn, e.err.c_str());
-        return base_err_set(err, BASE_ECV, "%s: OpenCV %s: %s", fn,
-                            e.func.empty() ? "error" : e.func.c_str(),
-                            e.err.c_str());
-    } catch (const std::bad_alloc &) {
-        return base_err_set(err, BASE_ENOMEM, "%s: out of memory", fn);
-    } catch (const std::exception &e) {
-        return base_err_set(err, BASE_ECV, "%s: %s", fn, e.what());
-    } catch (...) {
-        return base_err_set(err, BASE_ECV, "%s: unknown C++ exception", fn);
-    }
-}
 
 // Checks that img describes a usable image; what names it in the message.
 int cv__check_image(const vis_image *img, const char *fn, const char *what,
@@ -725,7 +704,7 @@ extern "C" int vis_image_fill(vis_image *img, vis_color c, base_err *err)
     int rc = cv__check_image(img, fn, "img", err);
     if (rc)
         return rc;
-    return cv__guard(err, fn, [&] {
+    return vis__cv_guard(err, fn, [&] {
         cv::Mat m = cv__wrap(img);
         m.setTo(cv__scalar(c, img->channels));
         return 0;
@@ -749,7 +728,7 @@ extern "C" int vis_image_read(const char *path, int channels, vis_image **out,
     int rc = cv__imread_flags(channels, fn, err, &flags);
     if (rc)
         return rc;
-    return cv__guard(err, fn, [&] {
+    return vis__cv_guard(err, fn, [&] {
         std::vector<uchar> buf;
         int r = cv__read_file(path, fn, buf, err);
         if (r)
@@ -770,7 +749,7 @@ extern "C" int vis_image_write(const char *path, const vis_image *img,
     int rc = cv__check_image(img, fn, "img", err);
     if (rc)
         return rc;
-    return cv__guard(err, fn, [&] {
+    return vis__cv_guard(err, fn, [&] {
         std::string p(path);
         int format;
         if (cv__ends_with(p, ".png"))
@@ -810,7 +789,7 @@ extern "C" int vis_image_encode(const vis_image *img, int format,
         return rc;
     if (!buf || !len)
         return base_err_set(err, BASE_EINVAL, "%s: buf or len is NULL", fn);
-    return cv__guard(err, fn, [&] {
+    return vis__cv_guard(err, fn, [&] {
         std::vector<uchar> v;
         int r = cv__encode(img, format, jpeg_quality, fn, v, err);
         if (r)
@@ -835,7 +814,7 @@ extern "C" int vis_image_decode(const unsigned char *buf, size_t len,
         return base_err_set(err, BASE_EINVAL, "%s: buf is NULL", fn);
     if (!out)
         return base_err_set(err, BASE_EINVAL, "%s: out is NULL", fn);
-    return cv__guard(err, fn, [&] {
+    return vis__cv_guard(err, fn, [&] {
         return cv__decode(buf, len, channels, fn, "the buffer", out, err);
     });
 }
@@ -869,7 +848,7 @@ extern "C" int vis_convert(const vis_image *src, int code, vis_image **out,
         return base_err_set(err, BASE_EINVAL,
                             "%s: conversion %d needs %d channels, src has %d",
                             fn, code, in_ch, src->channels);
-    return cv__guard(err, fn, [&] {
+    return vis__cv_guard(err, fn, [&] {
         cv__owned o;
         int r = cv__alloc(src->width, src->height, out_ch, o, err);
         if (r)
@@ -896,7 +875,7 @@ extern "C" int vis_resize(const vis_image *src, int width, int height,
     int cvi = 0;
     if ((rc = cv__interp(interp, true, fn, err, &cvi)))
         return rc;
-    return cv__guard(err, fn, [&] {
+    return vis__cv_guard(err, fn, [&] {
         cv__owned o;
         int r = cv__alloc_dst(width, height, src->channels, o, err);
         if (r)
@@ -928,7 +907,7 @@ extern "C" int vis_gaussian_blur(const vis_image *src, int ksize, double sigma,
     if (ksize == 0 && sigma == 0)
         return base_err_set(err, BASE_EINVAL,
                             "%s: ksize and sigma are both 0", fn);
-    return cv__guard(err, fn, [&] {
+    return vis__cv_guard(err, fn, [&] {
         cv__owned o;
         int r = cv__alloc(src->width, src->height, src->channels, o, err);
         if (r)
@@ -1040,7 +1019,7 @@ extern "C" int vis_find_homography(const vis_point *src, const vis_point *dst,
         return base_err_set(err, BASE_ERANGE,
                             "%s: the %d %s points are collinear or repeated",
                             fn, n, cv__collinear(src, n) ? "src" : "dst");
-    return cv__guard(err, fn, [&] {
+    return vis__cv_guard(err, fn, [&] {
         std::vector<cv::Point2d> s(static_cast<size_t>(n)),
             d(static_cast<size_t>(n));
         for (int i = 0; i < n; i++) {
@@ -1081,7 +1060,7 @@ extern "C" int vis_perspective_transform(vis_homography h, const vis_point *in,
     if (!cv__homography_finite(h))
         return base_err_set(err, BASE_EINVAL, "%s: h has non-finite entries",
                             fn);
-    return cv__guard(err, fn, [&] {
+    return vis__cv_guard(err, fn, [&] {
         std::vector<vis_point> tmp(static_cast<size_t>(n));
         const double *m = h.m;
         for (int i = 0; i < n; i++) {
@@ -1131,7 +1110,7 @@ extern "C" int vis_warp_perspective(const vis_image *src, vis_homography h,
     int cvi = 0;
     if ((rc = cv__warp_args(h, interp, fn, err, &cvi)))
         return rc;
-    return cv__guard(err, fn, [&] {
+    return vis__cv_guard(err, fn, [&] {
         cv__owned o;
         int r = cv__alloc_dst(out_w, out_h, src->channels, o, err);
         if (r)
@@ -1165,7 +1144,7 @@ extern "C" int vis_warp_perspective_onto(const vis_image *src,
     int cvi = 0;
     if ((rc = cv__warp_args(h, interp, fn, err, &cvi)))
         return rc;
-    return cv__guard(err, fn, [&] {
+    return vis__cv_guard(err, fn, [&] {
         cv::Mat d = cv__wrap(dst);
         cv::warpPerspective(cv__wrap(src), d, cv::Mat(cv__matx(h)), d.size(),
                             cvi, cv::BORDER_TRANSPARENT);
@@ -1200,7 +1179,7 @@ extern "C" int vis_undistort_points(vis_camera cam, const vis_point *in,
         return rc;
     if (n == 0)
         return 0;
-    return cv__guard(err, fn, [&] {
+    return vis__cv_guard(err, fn, [&] {
         std::vector<cv::Point2d> s(static_cast<size_t>(n)), d;
         for (int i = 0; i < n; i++)
             s[static_cast<size_t>(i)] = cv::Point2d(in[i].x, in[i].y);
@@ -1254,7 +1233,7 @@ extern "C" int vis_undistort_image(const vis_image *src, vis_camera cam,
         return rc;
     if (!out)
         return base_err_set(err, BASE_EINVAL, "%s: out is NULL", fn);
-    return cv__guard(err, fn, [&] {
+    return vis__cv_guard(err, fn, [&] {
         cv__owned o;
         int r = cv__alloc(src->width, src->height, src->channels, o, err);
         if (r)
@@ -1280,7 +1259,7 @@ extern "C" int vis_undistort_maps(vis_camera cam, int width, int height,
     if (!map_x || !map_y)
         return base_err_set(err, BASE_EINVAL, "%s: map_x or map_y is NULL",
                             fn);
-    return cv__guard(err, fn, [&] {
+    return vis__cv_guard(err, fn, [&] {
         cv::Mat mx(height, width, CV_32FC1, map_x);
         cv::Mat my(height, width, CV_32FC1, map_y);
         cv::Mat mx0 = mx, my0 = my;
@@ -1312,7 +1291,7 @@ extern "C" int vis_remap(const vis_image *src, const float *map_x,
     int cvi = 0;
     if ((rc = cv__interp(interp, false, fn, err, &cvi)))
         return rc;
-    return cv__guard(err, fn, [&] {
+    return vis__cv_guard(err, fn, [&] {
         cv::Mat mx(out_h, out_w, CV_32FC1, const_cast<float *>(map_x));
         cv::Mat my(out_h, out_w, CV_32FC1, const_cast<float *>(map_y));
         cv__owned o;
@@ -1341,7 +1320,7 @@ extern "C" int vis_aruco_new(int dict, vis_aruco **out, base_err *err)
     int rc = cv__dict_name(dict, fn, err, &name);
     if (rc)
         return rc;
-    return cv__guard(err, fn, [&] {
+    return vis__cv_guard(err, fn, [&] {
         vis_aruco *a = new vis_aruco;
         try {
             a->dict = cv::aruco::getPredefinedDictionary(name);
@@ -1427,7 +1406,7 @@ extern "C" int vis_aruco_detect(vis_aruco *a, const vis_image *img,
     int rc = cv__check_detect(a, img, out, cap, n, fn, err);
     if (rc)
         return rc;
-    return cv__guard(err, fn, [&] {
+    return vis__cv_guard(err, fn, [&] {
         cv::Mat in = cv__wrap(img);
         if (a->decimate == 1) {
             cv::aruco::detectMarkers(in, a->dict, a->corners, a->ids,
@@ -1485,7 +1464,7 @@ extern "C" int vis_aruco_detect_roi(vis_aruco *a, const vis_image *img,
     if (!(scale >= 1 && scale <= 8))
         return base_err_set(err, BASE_EINVAL,
                             "%s: scale %g (expected 1..8)", fn, scale);
-    return cv__guard(err, fn, [&] {
+    return vis__cv_guard(err, fn, [&] {
         *n = 0;
         cv::Rect r = cv::Rect(x0, y0, w, h) &
                      cv::Rect(0, 0, img->width, img->height);
@@ -1567,7 +1546,7 @@ extern "C" int vis_aruco_align(vis_aruco *a, const vis_image *img, int id,
     if (!(search >= 0 && search <= 6))
         return base_err_set(err, BASE_EINVAL,
                             "%s: search %g cells (expected 0..6)", fn, search);
-    return cv__guard(err, fn, [&]() -> int {
+    return vis__cv_guard(err, fn, [&]() -> int {
         const int P = cv__ALIGN_PX, cells = a->dict->markerSize + 2;
         const double m = cv__ALIGN_MARGIN * P;
         const cv::Mat &tmpl = cv__align_template(a, id, 0);
@@ -1677,7 +1656,7 @@ extern "C" int vis_aruco_marker_bits(int id, int side_px, vis_image **out,
         return base_err_set(err, BASE_EINVAL,
                             "%s: side_px %d (expected 6..%d)", fn, side_px,
                             VIS_IMAGE_MAX_SIDE);
-    return cv__guard(err, fn, [&] {
+    return vis__cv_guard(err, fn, [&] {
         cv::Ptr<cv::aruco::Dictionary> d =
             cv::aruco::getPredefinedDictionary(cv::aruco::DICT_4X4_50);
         cv::Mat m;
@@ -1696,7 +1675,7 @@ extern "C" int vis_aruco_marker_cells(int id, unsigned char cells[16],
         return base_err_set(err, BASE_ERANGE,
                             "%s: marker id %d (DICT_4X4_50 has 0..49)", fn,
                             id);
-    return cv__guard(err, fn, [&] {
+    return vis__cv_guard(err, fn, [&] {
         cv::Ptr<cv::aruco::Dictionary> d =
             cv::aruco::getPredefinedDictionary(cv::aruco::DICT_4X4_50);
         cv::Mat bits = cv::aruco::Dictionary::getBitsFromByteList(
@@ -1766,7 +1745,7 @@ extern "C" int vis_charuco_board_render(vis_charuco_spec spec, int width,
         return base_err_set(err, BASE_EINVAL,
                             "%s: margin %d leaves no room in %dx%d", fn,
                             margin_px, width, height);
-    return cv__guard(err, fn, [&] {
+    return vis__cv_guard(err, fn, [&] {
         cv::Mat m;
         cv__board(spec)->draw(cv::Size(width, height), m, margin_px, 1);
         return cv__from_mat(m, out, fn, err);
@@ -1796,7 +1775,7 @@ extern "C" int vis_calibrate_charuco(const vis_image *const *images, int n,
                                 fn, i, images[i]->width, images[i]->height,
                                 images[0]->width, images[0]->height);
     }
-    return cv__guard(err, fn, [&] {
+    return vis__cv_guard(err, fn, [&] {
         cv::Ptr<cv::aruco::CharucoBoard> board = cv__board(spec);
         cv::Ptr<cv::aruco::DetectorParameters> params = cv__detector_params();
         std::vector<cv::Mat> all_corners, all_ids;
@@ -1873,7 +1852,7 @@ extern "C" int vis_draw_line(vis_image *img, vis_point a, vis_point b,
         (rc = cv__draw_point(a, fn, err, &pa)) ||
         (rc = cv__draw_point(b, fn, err, &pb)))
         return rc;
-    return cv__guard(err, fn, [&] {
+    return vis__cv_guard(err, fn, [&] {
         cv::Mat m = cv__wrap(img);
         cv::line(m, pa, pb, cv__scalar(c, img->channels), thickness, lt,
                  cv__shift);
@@ -1895,7 +1874,7 @@ extern "C" int vis_draw_circle(vis_image *img, vis_point centre, double radius,
         return rc;
     if (!std::isfinite(radius) || radius < 0 || radius > cv__max_coord)
         return base_err_set(err, BASE_EINVAL, "%s: radius %g", fn, radius);
-    return cv__guard(err, fn, [&] {
+    return vis__cv_guard(err, fn, [&] {
         cv::Mat m = cv__wrap(img);
         cv::circle(m, pc, static_cast<int>(std::lround(radius * cv__scale)),
                    cv__scalar(c, img->channels), thickness, lt, cv__shift);
@@ -1916,7 +1895,7 @@ extern "C" int vis_draw_rect(vis_image *img, int x0, int y0, int x1, int y1,
         std::abs(y1) > lim)
         return base_err_set(err, BASE_EINVAL,
                             "%s: corner beyond +-%d px", fn, lim);
-    return cv__guard(err, fn, [&] {
+    return vis__cv_guard(err, fn, [&] {
         cv::Mat m = cv__wrap(img);
         cv::rectangle(m, cv::Point(x0, y0), cv::Point(x1, y1),
                       cv__scalar(c, img->channels), thickness, cv::LINE_8);
@@ -1936,7 +1915,7 @@ extern "C" int vis_draw_polygon(vis_image *img, const vis_point *pts, int n,
         (rc = cv__check_points(pts, n, thickness == VIS_FILLED ? 3 : 2, fn,
                                "pts", err)))
         return rc;
-    return cv__guard(err, fn, [&] {
+    return vis__cv_guard(err, fn, [&] {
         std::vector<cv::Point> p;
         int r = cv__draw_points(pts, n, fn, err, p);
         if (r)
@@ -1967,7 +1946,7 @@ extern "C" int vis_blend_polygon(vis_image *img, const vis_point *pts, int n,
     if (!std::isfinite(alpha) || alpha < 0 || alpha > 1)
         return base_err_set(err, BASE_EINVAL,
                             "%s: alpha %g (expected 0..1)", fn, alpha);
-    return cv__guard(err, fn, [&] {
+    return vis__cv_guard(err, fn, [&] {
         std::vector<cv::Point> p;
         int r = cv__draw_points(pts, n, fn, err, p);
         if (r)
@@ -2018,7 +1997,7 @@ extern "C" int vis_draw_text(vis_image *img, const char *text,
     if (!std::isfinite(scale) || scale <= 0 || scale > 100)
         return base_err_set(err, BASE_EINVAL,
                             "%s: scale %g (expected > 0, <= 100)", fn, scale);
-    return cv__guard(err, fn, [&] {
+    return vis__cv_guard(err, fn, [&] {
         cv::Mat m = cv__wrap(img);
         cv::putText(m, text,
                     cv::Point(static_cast<int>(std::lround(origin.x)),
@@ -2049,7 +2028,7 @@ extern "C" int vis_absdiff(const vis_image *a, const vis_image *b,
                             b->channels);
     if (!out)
         return base_err_set(err, BASE_EINVAL, "%s: out is NULL", fn);
-    return cv__guard(err, fn, [&] {
+    return vis__cv_guard(err, fn, [&] {
         cv__owned o;
         int r = cv__alloc(a->width, a->height, a->channels, o, err);
         if (r)
@@ -2074,7 +2053,7 @@ extern "C" int vis_polygon_stats(const vis_image *img, const vis_point *pts,
     if (!mean || !stddev)
         return base_err_set(err, BASE_EINVAL, "%s: mean or stddev is NULL",
                             fn);
-    return cv__guard(err, fn, [&] {
+    return vis__cv_guard(err, fn, [&] {
         std::vector<cv::Point> p;
         int r = cv__draw_points(pts, n, fn, err, p);
         if (r)
@@ -2126,7 +2105,7 @@ extern "C" int vis_video_open_file(const char *path, vis_video **out,
             return base_err_set(err, BASE_EIO,
                                 "%s: '%s' is not a regular file", fn, path);
     }
-    return cv__guard(err, fn, [&] {
+    return vis__cv_guard(err, fn, [&] {
         vis_video *v = new vis_video;
         try {
             v->name = path;
@@ -2187,7 +2166,7 @@ extern "C" int vis_video_open_device(int index, int width, int height,
     if (stat(dev, &st) != 0)
         return base_err_set(err, BASE_ENODEV, "%s: no camera %s: %s", fn, dev,
                             std::strerror(errno));
-    return cv__guard(err, fn, [&] {
+    return vis__cv_guard(err, fn, [&] {
         vis_video *v = new vis_video;
         try {
             v->name = dev;
@@ -2233,7 +2212,7 @@ extern "C" int vis_video_read(vis_video *v, vis_image **out, base_err *err)
             v->next++;
         return rc;
     }
-    return cv__guard(err, fn, [&] {
+    return vis__cv_guard(err, fn, [&] {
         if (!v->cap.read(v->frame) || v->frame.empty())
             return base_err_set(err, BASE_EEOF, "%s: no more frames in %s",
                                 fn, v->name.c_str());
@@ -2256,7 +2235,7 @@ extern "C" int vis_video_lock_exposure(vis_video *v, base_err *err)
     const char *fn = "vis_video_lock_exposure";
     if (!v)
         return base_err_set(err, BASE_EINVAL, "%s: NULL video", fn);
-    return cv__guard(err, fn, [&] {
+    return vis__cv_guard(err, fn, [&] {
         // V4L2: auto exposure 1 is manual (3 aperture priority); a driver
         // without the control just refuses, which is not an error here.
         bool e = v->cap.set(cv::CAP_PROP_AUTO_EXPOSURE, 1);
@@ -2290,7 +2269,7 @@ extern "C" int vis_video_writer_new(const char *path, int width, int height,
         return base_err_set(err, BASE_EINVAL,
                             "%s: '%s': Motion-JPEG needs an .avi name", fn,
                             path);
-    return cv__guard(err, fn, [&] {
+    return vis__cv_guard(err, fn, [&] {
         vis_video_writer *w = new vis_video_writer;
         try {
             w->path = path;
@@ -2327,7 +2306,7 @@ extern "C" int vis_video_writer_write(vis_video_writer *w,
                             "%s: frame is %dx%dx%d, '%s' takes %dx%dx3", fn,
                             frame->width, frame->height, frame->channels,
                             w->path.c_str(), w->width, w->height);
-    return cv__guard(err, fn, [&] {
+    return vis__cv_guard(err, fn, [&] {
         w->w.write(cv__wrap(frame));
         return 0;
     });
