@@ -16,7 +16,8 @@
  * Writes DIR/patches.bin (records of 8 label bytes - shape, colour,
  * design, the camera's pixels per mm at the cube x 40, its focus blur
  * (sigma) in mm at the cube x 40, the frame's camera shake in px x 10,
- * two zeros; each at most 255 - then S*S*3 bytes BGR, row by row) and
+ * 1 when the stream's camera has the good set-up (sim_options.setup; the
+ * streams draw the users' mix), a zero; each at most 255 - then S*S*3 bytes BGR, row by row) and
  * DIR/patches.json
  * (the sizes, the label names, the count, what made them). */
 #define _POSIX_C_SOURCE 200809L
@@ -141,6 +142,7 @@ int main(int argc, char **argv)
             o.fps = 1;
             o.max_moves = moves;
             o.design = d;
+            o.setup = SIM_SETUP_MIXED; /* the users' mix of camera set-ups */
             rng_state ^= (unsigned long long)(d * 1000 + seed) * 0x9E3779B97F4A7C15ull;
             /* seeds apart from the tests' and benches' own */
             if (sim_stream_new("qwirkle", 5000000 + (uint64_t)d * 10000 + (uint64_t)seed, &o, &s,
@@ -155,6 +157,8 @@ int main(int argc, char **argv)
                 const cJSON *lt = cJSON_GetObjectItem(t, "lighting");
                 double blur_px = cJSON_GetNumberValue(cJSON_GetObjectItem(lt, "blur"));
                 double shake_px = cJSON_GetNumberValue(cJSON_GetObjectItem(lt, "motion_blur_px"));
+                const char *setup = cJSON_GetStringValue(
+                    cJSON_GetObjectItem(cJSON_GetObjectItem(t, "camera"), "setup"));
                 cal_mat_fit fit;
                 vis_homography top;
                 if (cJSON_IsTrue(cJSON_GetObjectItem(t, "stable")) &&
@@ -194,6 +198,7 @@ int main(int argc, char **argv)
                             lab[3] = byte(ppm * 40);
                             lab[4] = byte(ppm > 0 ? blur_px / ppm * 40 : 255);
                             lab[5] = byte(shake_px * 10);
+                            lab[6] = setup && strcmp(setup, "good") == 0;
                         }
                         fwrite(lab, 1, sizeof lab, bin);
                         for (int y = 0; y < size; y++)
@@ -224,7 +229,7 @@ int main(int argc, char **argv)
         fprintf(f,
                 "{\"size\": %d, \"side_mm\": %g, \"count\": %ld, \"record_bytes\": %d, "
                 "\"labels\": [\"shape\", \"color\", \"design\", \"px_per_mm_x40\", "
-                "\"blur_mm_x40\", \"shake_px_x10\", \"zero\", \"zero\"], "
+                "\"blur_mm_x40\", \"shake_px_x10\", \"setup_good\", \"zero\"], "
                 "\"designs\": [%d, %d], \"seeds\": [%d, %d], \"frame\": [%d, %d], "
                 "\"moves\": %d, \"frames\": %ld, \"not_cut\": %ld}\n",
                 size, side, count, 8 + size * size * 3, d0, d1, s0, s1, w, h, moves, frames,

@@ -1,8 +1,10 @@
 /* sim/camera.c: the simulated camera.  A pinhole with OpenCV's 5-term lens
- * model, posed above the table so that the whole mat is in view: height
- * 0.4-1.0 m, tilt 0-40 degrees, any yaw.  The focal length follows from the
- * pose (the mat fills 70-95 % of what fits), as a person would zoom or move
- * the camera until the mat is in the picture. */
+ * model, posed above the table so that the whole mat is in view.  The
+ * focal length follows from the pose (the mat fills a share of what fits),
+ * as a person would zoom or move the camera until the mat is in the
+ * picture.  Two set-ups (sim_options.setup): a good one as the README asks
+ * (camera square to the mat from one side, little tilt, the mat filling
+ * most of the frame) and any pose (any yaw, steep tilt, the mat smaller). */
 #include "sim_internal.h"
 
 #include <math.h>
@@ -118,9 +120,25 @@ static bool sim__lens_ok(const double d[5], double rmax)
     return prev >= rmax * 1.05;
 }
 
+/* The ranges of each set-up, one row each. */
+typedef struct sim__setup_range {
+    double h_lo, h_hi;       /* camera height, mm: a stand or a shelf */
+    double tilt_hi;          /* degrees from straight down */
+    double yaw_off;          /* degrees off the nearest mat side; 180: any yaw */
+    double fill_lo, fill_hi; /* share of the widest view that keeps the mat */
+} sim__setup_range;
+
+static const sim__setup_range sim__setups[] = {
+    /* good: a person squares the mat to the picture and fills it */
+    {400, 1000, 20, 12, 0.88, 0.97},
+    /* any: a camera put down anyhow, the mat turned and smaller */
+    {400, 1000, 40, 180, 0.70, 0.95},
+};
+
 int sim__camera_sample(sim__camera *cam, sim__rng *r, int width, int height,
-                       const sim__mat *mat, bool clean, base_err *err)
+                       const sim__mat *mat, bool clean, int setup, base_err *err)
 {
+    const sim__setup_range *sr = &sim__setups[setup == SIM_SETUP_GOOD ? 0 : 1];
     double ext = mat->s / 2 + mat->margin + 8; /* keep margins and a little table */
     sim__v3 fit[8];
     int nfit = 0;
@@ -138,9 +156,12 @@ int sim__camera_sample(sim__camera *cam, sim__rng *r, int width, int height,
         }
 
     for (int attempt = 0; attempt < 500; attempt++) {
-        double h = sim__rng_range(r, 400, 1000);
-        double tilt = sim__rng_range(r, 0, 40) * SIM__PI / 180;
-        double yaw = sim__rng_range(r, 0, 2 * SIM__PI);
+        double h = sim__rng_range(r, sr->h_lo, sr->h_hi);
+        double tilt = sim__rng_range(r, 0, sr->tilt_hi) * SIM__PI / 180;
+        double yaw = sr->yaw_off >= 180
+                         ? sim__rng_range(r, 0, 2 * SIM__PI)
+                         : (90 * sim__rng_int(r, 4) + sim__rng_range(r, -sr->yaw_off, sr->yaw_off)) *
+                               SIM__PI / 180;
         sim__v3 target = {mat->w / 2 + sim__rng_range(r, -40, 40),
                           mat->h / 2 + sim__rng_range(r, -40, 40), 0};
         double fxmax = 1e12, margin = 0.04 * width;
@@ -185,7 +206,8 @@ int sim__camera_sample(sim__camera *cam, sim__rng *r, int width, int height,
         }
         if (!ok || fxmax <= 0)
             continue;
-        cam->fx = fxmax * (clean ? sim__rng_range(r, 0.85, 0.95) : sim__rng_range(r, 0.7, 0.95));
+        cam->fx = fxmax * (clean && setup != SIM_SETUP_GOOD ? sim__rng_range(r, 0.85, 0.95)
+                                                            : sim__rng_range(r, sr->fill_lo, sr->fill_hi));
         cam->fy = cam->fx * (1 + sim__rng_range(r, -0.003, 0.003));
         if (2 * atan(width / 2.0 / cam->fx) > 110 * SIM__PI / 180)
             continue;

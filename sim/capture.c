@@ -59,13 +59,14 @@ int sim_capture_open(const char *spec, vis_capture **out, base_err *err)
         } else if (sscanf(tok, "moves=%d%c", &o.max_moves, &tail) == 1 && o.max_moves >= 0) {
         } else if (sscanf(tok, "illegal=%lf%c", &o.illegal, &tail) == 1) {
         } else if (sscanf(tok, "design=%d%c", &o.design, &tail) == 1) {
+        } else if (strncmp(tok, "setup=", 6) == 0 && sim_setup_from_name(tok + 6, &o.setup)) {
         } else if (sscanf(tok, "%dx%d%c", &w, &h, &tail) == 2) {
             o.width = w;
             o.height = h;
         } else {
             return base_err_set(err, BASE_EINVAL,
                                 "camera '%s': unknown option '%s' (seed=N, fps=F, WxH, moves=M, "
-                                "illegal=P, design=D)",
+                                "illegal=P, design=D, setup=mixed|any|good)",
                                 spec, tok);
         }
     }

@@ -58,6 +58,7 @@ struct sim_stream {
     const sim__driver *drv;
     void *dstate;
     int design;        /* the set's design (drivers with designs) */
+    int setup;         /* the camera's set-up, SIM_SETUP_GOOD or _ANY */
     rules_game *g;
     sim__rng rng_game, rng_move, rng_look;
     sim__camera cam;
@@ -108,6 +109,17 @@ void sim_options_default(sim_options *o)
     o->mat_h = 500;
     o->mat_s = 40;
     o->hands = true;
+}
+
+bool sim_setup_from_name(const char *name, int *setup)
+{
+    static const char *const names[] = {"mixed", "any", "good"};
+    for (int i = 0; i < 3; i++)
+        if (name && strcmp(name, names[i]) == 0) {
+            *setup = i - 1;
+            return true;
+        }
+    return false;
 }
 
 static const sim__driver *sim__driver_for(const char *game)
@@ -718,6 +730,7 @@ static cJSON *sim__truth(sim_stream *s, double t, const sim__obj *objs, int n, b
         double pc[3] = {cam->C.x, cam->C.y, cam->C.z};
         cJSON_AddNumberToObject(x, "width", cam->width);
         cJSON_AddNumberToObject(x, "height", cam->height);
+        cJSON_AddStringToObject(x, "setup", s->setup == SIM_SETUP_GOOD ? "good" : "any");
         cJSON_AddNumberToObject(x, "height_mm", sim__round(cam->elev, 0.001));
         cJSON_AddNumberToObject(x, "tilt_deg", sim__round(cam->tilt_deg, 0.001));
         cJSON_AddNumberToObject(x, "yaw_deg", sim__round(cam->yaw_deg, 0.001));
@@ -814,6 +827,9 @@ static int sim__check_options(const sim__driver *d, const sim_options *o, base_e
                             RULES_MAX_PLAYERS);
     if (o->max_frames < 0 || o->max_moves < 0)
         return base_err_set(err, BASE_EINVAL, "sim: frame and move limits must be >= 0");
+    if (o->setup < SIM_SETUP_MIXED || o->setup > SIM_SETUP_GOOD)
+        return base_err_set(err, BASE_EINVAL,
+                            "sim: setup %d is not -1 (mixed), 0 (any) or 1 (good)", o->setup);
     if (d->ndesigns > 0 && (o->design < -1 || o->design >= d->ndesigns))
         return base_err_set(err, BASE_EINVAL,
                             "sim: design %d is outside -1..%d (-1: drawn from the seed)",
@@ -993,8 +1009,15 @@ int sim_stream_new(const char *game, uint64_t seed, const sim_options *opt, sim_
     s->look.blur *= opt->width / 1280.0;
     if (s->look.blur > 0 && s->look.blur < 0.3)
         s->look.blur = 0.3;
+    if (opt->setup == SIM_SETUP_MIXED) {
+        sim__rng rs; /* its own stream, like the design */
+        sim__rng_seed(&rs, seed, 6);
+        s->setup = sim__rng_range(&rs, 0, 1) < SIM_SETUP_GOOD_SHARE ? SIM_SETUP_GOOD : SIM_SETUP_ANY;
+    } else {
+        s->setup = opt->setup;
+    }
     if ((rc = sim__camera_sample(&s->cam, &rscene, opt->width, opt->height, &s->mat, opt->clean,
-                                 err)) != 0) {
+                                 s->setup, err)) != 0) {
         sim_stream_free(s);
         return rc;
     }

@@ -78,10 +78,11 @@ typedef struct sim__mat {
  * printed marker, which is printed upright in the table frame). */
 sim__v3 sim__marker_corner(const sim__mat *m, int id, int k);
 
-/* A random pose that keeps the whole mat (markers and margins) inside the
- * frame, and a random lens; clean keeps the distortion mild. */
+/* A random pose of set-up setup (SIM_SETUP_GOOD or SIM_SETUP_ANY) that
+ * keeps the whole mat (markers and margins) inside the frame, and a random
+ * lens; clean keeps the distortion mild. */
 int sim__camera_sample(sim__camera *cam, sim__rng *r, int width, int height,
-                       const sim__mat *mat, bool clean, base_err *err);
+                       const sim__mat *mat, bool clean, int setup, base_err *err);
 
 /* Normalised ideal coordinates -> distorted normalised coordinates. */
 void sim__distort(const double dist[5], double x, double y, double *xd, double *yd);

@@ -410,6 +410,35 @@ static void test_shipped_qwirkle_model(void **state)
     vis_classifier_free(c);
 }
 
+/* The built-in copy is the file's: the same probabilities for the same
+ * patch; an unknown name is an error naming it. */
+static void test_builtin_is_the_file(void **state)
+{
+    vis_classifier *file = NULL, *mem = NULL;
+    vis_image *p = NULL;
+    float a[12], b[12];
+    base_err e;
+    (void)state;
+    assert_int_equal(vis_classifier_new(TABLECAM_SOURCE_DIR "/models/qwirkle.onnx", &file, &e), 0);
+    if (vis_classifier_builtin("qwirkle", &mem, &e) != 0)
+        fail_msg("built-in qwirkle: %s", e.msg);
+    assert_int_equal(vis_classifier_nvalues(mem), 12);
+    assert_int_equal(vis_image_new(32, 32, 3, &p, &e), 0);
+    for (int y = 0; y < 32; y++)
+        for (int x = 0; x < 32 * 3; x++)
+            p->data[(size_t)y * p->stride + x] = (unsigned char)((x * 7 + y * 13) & 255);
+    assert_int_equal(vis_classifier_run(file, (const vis_image *const *)&p, 1, a, &e), 0);
+    assert_int_equal(vis_classifier_run(mem, (const vis_image *const *)&p, 1, b, &e), 0);
+    assert_memory_equal(a, b, sizeof a);
+    vis_classifier_free(mem);
+    mem = NULL;
+    assert_int_equal(vis_classifier_builtin("chess", &mem, &e), BASE_ENOTFOUND);
+    assert_null(mem);
+    assert_non_null(strstr(e.msg, "'chess'"));
+    vis_image_free(p);
+    vis_classifier_free(file);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -420,6 +449,7 @@ int main(void)
         cmocka_unit_test(test_file_errors),
         cmocka_unit_test(test_patch_errors),
         cmocka_unit_test(test_shipped_qwirkle_model),
+        cmocka_unit_test(test_builtin_is_the_file),
     };
     th_case_filter();
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -62,7 +62,7 @@ int ui_cmd_sim(int argc, char **argv)
     const ui_command *self = ui_command_find("sim");
     const char *game = NULL, *seed_s = NULL, *out = NULL, *frames_s = NULL, *moves_s = NULL;
     const char *width_s = NULL, *height_s = NULL, *illegal_s = NULL, *fps_s = NULL;
-    const char *players_s = NULL, *mat_s = NULL, *design_s = NULL;
+    const char *players_s = NULL, *mat_s = NULL, *design_s = NULL, *setup_s = NULL;
     bool clean = false, no_hands = false;
     ui_opt opts[] = {
         {"--game", UI_OPT_VALUE, &game, NULL},       {"--seed", UI_OPT_VALUE, &seed_s, NULL},
@@ -72,6 +72,7 @@ int ui_cmd_sim(int argc, char **argv)
         {"--fps", UI_OPT_VALUE, &fps_s, NULL},       {"--players", UI_OPT_VALUE, &players_s, NULL},
         {"--mat", UI_OPT_VALUE, &mat_s, NULL},       {"--clean", UI_OPT_FLAG, NULL, &clean},
         {"--no-hands", UI_OPT_FLAG, NULL, &no_hands}, {"--design", UI_OPT_VALUE, &design_s, NULL},
+        {"--setup", UI_OPT_VALUE, &setup_s, NULL},
     };
     const char *pos[1];
     int npos, rc, status = UI_EXIT_OK;
@@ -125,6 +126,11 @@ int ui_cmd_sim(int argc, char **argv)
     UI__INT(players_s, "--players", 2, 6, o.players);
     UI__INT(design_s, "--design", -1, sim_designs(game) > 0 ? sim_designs(game) - 1 : 0, o.design);
 #undef UI__INT
+    if (setup_s && !sim_setup_from_name(setup_s, &o.setup)) {
+        fprintf(stderr, "tablecam sim: --setup wants mixed, any or good, not '%s'\n", setup_s);
+        ui_usage(self, stderr);
+        return UI_EXIT_USAGE;
+    }
     if (!ui__sim_double(illegal_s, 0, 1, &o.illegal)) {
         fprintf(stderr, "tablecam sim: --illegal wants a probability in 0..1, not '%s'\n",
                 illegal_s);

@@ -61,6 +61,11 @@ typedef struct vis_classifier vis_classifier;
 int vis_classifier_new(const char *onnx_path, vis_classifier **out,
                        base_err *err);
 
+/* The model shipped for name ("qwirkle": models/qwirkle.onnx and its
+ * manifest, built into the library when it was compiled), checked as
+ * vis_classifier_new checks a file.  BASE_ENOTFOUND for an unknown name. */
+int vis_classifier_builtin(const char *name, vis_classifier **out, base_err *err);
+
 /* NULL is fine. */
 void vis_classifier_free(vis_classifier *c);
 

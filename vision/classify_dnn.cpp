@@ -295,6 +295,52 @@ int cls__check_patch(const vis_classifier &c, const vis_image *p, int i,
 
 } // namespace
 
+namespace {
+
+// Builds a classifier from a model's bytes and its manifest's; onnx_name
+// and json_name name them in errors (paths, or "built-in model X").
+int cls__load(const char *onnx_name, const char *json_name, const char *model,
+              size_t nmodel, const std::vector<char> &manifest,
+              vis_classifier **out, base_err *err)
+{
+    vis_classifier *c = new vis_classifier;
+    struct owner {
+        vis_classifier *p;
+        ~owner() { delete p; }
+    } own{c};
+    std::string want;
+    int rc;
+    if ((rc = cls__parse_manifest(json_name, manifest, *c, want, err)))
+        return rc;
+    char got[65];
+    vis__sha256_hex(model, nmodel, got);
+    if (want != got)
+        return base_err_set(err, BASE_EPARSE,
+                            "%s: model file %s does not match its "
+                            "manifest %s (sha256 %.12s..., manifest says "
+                            "%.12s...)",
+                            cls__new, onnx_name, json_name, got, want.c_str());
+    try {
+        c->net = cv::dnn::readNetFromONNX(model, nmodel);
+    } catch (const cv::Exception &e) {
+        return base_err_set(err, BASE_ECV, "%s: OpenCV cannot read model %s: %s",
+                            cls__new, onnx_name, e.err.c_str());
+    }
+    if (c->net.empty())
+        return base_err_set(err, BASE_ECV,
+                            "%s: OpenCV read no network from model %s",
+                            cls__new, onnx_name);
+    c->net.setPreferableBackend(cv::dnn::DNN_BACKEND_OPENCV);
+    c->net.setPreferableTarget(cv::dnn::DNN_TARGET_CPU);
+    if ((rc = cls__check_net(*c, onnx_name, err)))
+        return rc;
+    own.p = nullptr;
+    *out = c;
+    return 0;
+}
+
+} // namespace
+
 extern "C" int vis_classifier_new(const char *onnx_path, vis_classifier **out,
                                   base_err *err)
 {
@@ -314,42 +360,41 @@ extern "C" int vis_classifier_new(const char *onnx_path, vis_classifier **out,
             return rc;
         if ((rc = cls__read_file(json.c_str(), "manifest", manifest, err)))
             return rc;
-        vis_classifier *c = new vis_classifier;
-        struct owner {
-            vis_classifier *p;
-            ~owner() { delete p; }
-        } own{c};
-        std::string want;
-        if ((rc = cls__parse_manifest(json.c_str(), manifest, *c, want, err)))
-            return rc;
-        char got[65];
-        vis__sha256_hex(model.data(), model.size(), got);
-        if (want != got)
-            return base_err_set(err, BASE_EPARSE,
-                                "%s: model file %s does not match its "
-                                "manifest %s (sha256 %.12s..., manifest says "
-                                "%.12s...)",
-                                cls__new, onnx_path, json.c_str(), got,
-                                want.c_str());
-        try {
-            c->net = cv::dnn::readNetFromONNX(model.data(), model.size());
-        } catch (const cv::Exception &e) {
-            return base_err_set(err, BASE_ECV,
-                                "%s: OpenCV cannot read model %s: %s",
-                                cls__new, onnx_path, e.err.c_str());
-        }
-        if (c->net.empty())
-            return base_err_set(err, BASE_ECV,
-                                "%s: OpenCV read no network from model %s",
-                                cls__new, onnx_path);
-        c->net.setPreferableBackend(cv::dnn::DNN_BACKEND_OPENCV);
-        c->net.setPreferableTarget(cv::dnn::DNN_TARGET_CPU);
-        if ((rc = cls__check_net(*c, onnx_path, err)))
-            return rc;
-        own.p = nullptr;
-        *out = c;
-        return 0;
+        return cls__load(onnx_path, json.c_str(), model.data(), model.size(),
+                         manifest, out, err);
     });
+}
+
+// The shipped models, built in by vision/embed_models.cmake.
+struct vis__builtin_model {
+    const char *name;
+    const unsigned char *onnx;
+    size_t onnx_len;
+    const unsigned char *json;
+    size_t json_len;
+};
+extern "C" const struct vis__builtin_model vis__builtin_models[];
+
+extern "C" int vis_classifier_builtin(const char *name, vis_classifier **out,
+                                      base_err *err)
+{
+    if (!name || !out)
+        return base_err_set(err, BASE_EINVAL, "vis_classifier_builtin: %s is NULL",
+                            name ? "out" : "name");
+    for (const vis__builtin_model *m = vis__builtin_models; m->name; m++)
+        if (std::strcmp(m->name, name) == 0)
+            return vis__cv_guard(err, cls__new, [&]() -> int {
+                std::string on = std::string("built-in model ") + name + ".onnx";
+                std::string jn = std::string("built-in model ") + name + ".json";
+                std::vector<char> manifest(reinterpret_cast<const char *>(m->json),
+                                           reinterpret_cast<const char *>(m->json) +
+                                               m->json_len);
+                return cls__load(on.c_str(), jn.c_str(),
+                                 reinterpret_cast<const char *>(m->onnx), m->onnx_len,
+                                 manifest, out, err);
+            });
+    return base_err_set(err, BASE_ENOTFOUND,
+                        "vis_classifier_builtin: no built-in model '%s'", name);
 }
 
 extern "C" void vis_classifier_free(vis_classifier *c)
