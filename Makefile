@@ -51,23 +51,30 @@ bench: build
 
 # Retrains the learned stages from the simulator (docs/models.md): needs
 # Debian's python3-torch, which nothing else does.  Rendered patches are
-# cached outside the repository, in MODELS_CACHE.
+# cached outside the repository, in MODELS_CACHE.  Two models: one trained
+# without the designs of MODEL_HOLD, which bench_recognize measures on
+# those designs (models/qwirkle-held.onnx), and the shipped one, trained on
+# every design and carrying the held-out figures (models/qwirkle.onnx).
 MODELS_CACHE ?= /var/tmp/tablecam-models
 MODEL_HOLD   ?= 4,7
+QW_PATCHES = ./$(BUILD)/models/qwirkle_patches --width 1280 --height 960 --moves 8
+QW_DATA = $(MODELS_CACHE)/qw-a,$(MODELS_CACHE)/qw-b,$(MODELS_CACHE)/qw-c,$(MODELS_CACHE)/qw-d
 models: build
 	@command -v /usr/bin/python3 >/dev/null && /usr/bin/python3 -c 'import torch, numpy' 2>/dev/null || \
 	    { echo "make models needs Debian's python3-torch (apt-get install python3-torch)" >&2; exit 1; }
 	mkdir -p $(MODELS_CACHE)
-	[ -f $(MODELS_CACHE)/qw-a/patches.json ] || ./$(BUILD)/models/qwirkle_patches --out $(MODELS_CACHE)/qw-a \
-	    --designs 0-4 --seeds 1-8 --width 1280 --height 960 --moves 10
-	[ -f $(MODELS_CACHE)/qw-b/patches.json ] || ./$(BUILD)/models/qwirkle_patches --out $(MODELS_CACHE)/qw-b \
-	    --designs 5-9 --seeds 1-8 --width 1280 --height 960 --moves 10
-	/usr/bin/python3 models/train_qwirkle.py --data $(MODELS_CACHE)/qw-a,$(MODELS_CACHE)/qw-b \
-	    --hold $(MODEL_HOLD) --out $(MODELS_CACHE)/qwirkle-held.onnx
+	[ -f $(MODELS_CACHE)/qw-a/patches.json ] || $(QW_PATCHES) --out $(MODELS_CACHE)/qw-a --designs 0-4 --seeds 1-16 & \
+	[ -f $(MODELS_CACHE)/qw-b/patches.json ] || $(QW_PATCHES) --out $(MODELS_CACHE)/qw-b --designs 5-9 --seeds 1-16 & \
+	wait
+	[ -f $(MODELS_CACHE)/qw-c/patches.json ] || $(QW_PATCHES) --out $(MODELS_CACHE)/qw-c --designs 10-24 --seeds 1-6 & \
+	[ -f $(MODELS_CACHE)/qw-d/patches.json ] || $(QW_PATCHES) --out $(MODELS_CACHE)/qw-d --designs 25-39 --seeds 1-6 & \
+	wait
+	for d in qw-a qw-b qw-c qw-d; do [ -f $(MODELS_CACHE)/$$d/patches.json ] || exit 1; done
+	/usr/bin/python3 models/train_qwirkle.py --data $(QW_DATA) --hold $(MODEL_HOLD) --out models/qwirkle-held.onnx
 	/usr/bin/python3 -c 'import json,sys; json.dump(json.load(open(sys.argv[1]))["figures"], open(sys.argv[2], "w"))' \
-	    $(MODELS_CACHE)/qwirkle-held.json $(MODELS_CACHE)/qwirkle-held-figures.json
-	/usr/bin/python3 models/train_qwirkle.py --data $(MODELS_CACHE)/qw-a,$(MODELS_CACHE)/qw-b \
-	    --hold none --figures $(MODELS_CACHE)/qwirkle-held-figures.json --out models/qwirkle.onnx
+	    models/qwirkle-held.json $(MODELS_CACHE)/qwirkle-held-figures.json
+	/usr/bin/python3 models/train_qwirkle.py --data $(QW_DATA) --hold none \
+	    --figures $(MODELS_CACHE)/qwirkle-held-figures.json --out models/qwirkle.onnx
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)

@@ -1,11 +1,24 @@
 /* bench/bench_recognize.c: Qwirkle Cubes recognition measured on simulated
- * frames (seeds the tests never use).  Prints piece precision and recall,
- * the colour and shape confusion tables, the share of frames whose whole
- * board is read exactly, hand detection, and milliseconds per frame, next
- * to the targets (99% exact boards; under 15 ms per 1280x960 frame).
+ * frames (seeds the tests never use) of designs of the set the model never
+ * saw.  Prints piece precision and recall, the per-piece error, the colour
+ * and shape confusion tables, how often a piece read at a confidence is
+ * right, the share of frames whose whole board is read exactly, hand
+ * detection, milliseconds per frame and per classified cube, next to the
+ * targets (99% exact boards on frames the referee reads without camera
+ * advice, per-piece error under 0.1 %, at most 20 ms per 1280x960 frame
+ * and 0.1 ms a cube).
  *
  *   bench_recognize [FRAMES] [WIDTH HEIGHT] [--clean] [--dump DIR]
- *                   [--cache DIR] [--seed N] [-v]
+ *                   [--cache DIR] [--seed N] [--model PATH]
+ *                   [--designs all|D,D,...] [--setup mixed|any|good] [-v]
+ *
+ * By default the reader uses models/qwirkle-held.onnx, the model `make
+ * models` trains without some designs (its manifest's trained_on), and
+ * the streams are drawn in the designs it left out (stream seed s takes
+ * the (s mod n)-th), with the users' mix of camera set-ups: the figures
+ * are for cubes the model has never seen.  --model reads with another
+ * model (the designs it left out, or all when it saw them all); --designs
+ * draws the streams from those designs instead.
  *
  * --dump writes every missed frame and its rectified view as PNG; --cache
  * keeps the frames the bench uses in DIR (rendered on the first run, read
@@ -24,10 +37,58 @@
 #include <cjson/cJSON.h>
 
 #include "band.h"
+#include "classify.h"
 #include "referee.h"
 #include "sim.h"
 
 #define SEED0 900000
+#define MAX_DESIGNS 64
+
+/* CPU seconds of the whole process (all threads). */
+static double proc_cpu(void) { return (double)clock() / CLOCKS_PER_SEC; }
+
+/* The designs the model at path was not trained on (its manifest's
+ * trained_on.designs against every design sim can draw): *n of them into
+ * out; false when the manifest cannot be read. */
+static bool held_designs(const char *path, int *out, int *n)
+{
+    char json[1024];
+    FILE *f;
+    long len;
+    char *text;
+    cJSON *m, *tr;
+    bool seen[MAX_DESIGNS] = {false};
+    snprintf(json, sizeof json, "%.*s.json", (int)strlen(path) - 5, path);
+    if (!(f = fopen(json, "rb")))
+        return false;
+    fseek(f, 0, SEEK_END);
+    len = ftell(f);
+    rewind(f);
+    text = malloc((size_t)len + 1);
+    if (!text || fread(text, 1, (size_t)len, f) != (size_t)len) {
+        fclose(f);
+        free(text);
+        return false;
+    }
+    fclose(f);
+    text[len] = 0;
+    m = cJSON_Parse(text);
+    free(text);
+    tr = cJSON_GetObjectItem(cJSON_GetObjectItem(m, "trained_on"), "designs");
+    if (!cJSON_IsArray(tr)) {
+        cJSON_Delete(m);
+        return false;
+    }
+    for (const cJSON *d = tr->child; d; d = d->next)
+        if (cJSON_IsNumber(d) && d->valueint >= 0 && d->valueint < MAX_DESIGNS)
+            seen[d->valueint] = true;
+    cJSON_Delete(m);
+    *n = 0;
+    for (int d = 0; d < sim_designs("qwirkle") && d < MAX_DESIGNS; d++)
+        if (!seen[d])
+            out[(*n)++] = d;
+    return true;
+}
 
 typedef struct cmp {
     int tp, fp, fn;
@@ -154,7 +215,10 @@ int main(int argc, char **argv)
     int covered = 0, covered_ok = 0, covered_exact = 0;
     unsigned long long seed0 = SEED0;
     bool clean = false, verbose = false, cache_write = false, seed_given = false;
-    const char *dump = NULL, *cache = NULL;
+    const char *dump = NULL, *cache = NULL, *designs_s = NULL;
+    const char *model = TABLECAM_SOURCE_DIR "/models/qwirkle-held.onnx";
+    int designs[MAX_DESIGNS], ndesigns = 0, setup = SIM_SETUP_MIXED;
+    int truth_pieces = 0, read_sure = 0, right_sure = 0;
     FILE *idx = NULL;
     double ms = 0;
     cmp c;
@@ -183,6 +247,16 @@ int main(int argc, char **argv)
             seed0 = strtoull(argv[++i], NULL, 10);
             seed_given = true;
         }
+        else if (strcmp(argv[i], "--model") == 0 && i + 1 < argc)
+            model = argv[++i];
+        else if (strcmp(argv[i], "--designs") == 0 && i + 1 < argc)
+            designs_s = argv[++i];
+        else if (strcmp(argv[i], "--setup") == 0 && i + 1 < argc) {
+            if (!sim_setup_from_name(argv[++i], &setup)) {
+                fprintf(stderr, "bench_recognize: --setup wants mixed, any or good\n");
+                return 2;
+            }
+        }
         else if (strcmp(argv[i], "-v") == 0)
             verbose = true;
         else if (atoi(argv[i]) > 0 && npos < 3)
@@ -193,10 +267,29 @@ int main(int argc, char **argv)
         }
     }
     bench_sizes(pos, npos, &want, &width, &height);
-    if (ref_reader_new(&cfg, &rd, &e) != 0) {
+    if (ref_reader_new(&cfg, &rd, &e) != 0 || ref_reader_use_model(rd, model, &e) != 0) {
         fprintf(stderr, "bench_recognize: %s\n", e.msg);
         return 1;
     }
+    if (designs_s && strcmp(designs_s, "all") != 0) {
+        for (const char *p = designs_s; *p && ndesigns < MAX_DESIGNS;) {
+            char *end;
+            long d = strtol(p, &end, 10);
+            if (end == p || d < 0 || d >= sim_designs("qwirkle") || (*end && *end != ',')) {
+                fprintf(stderr, "bench_recognize: --designs wants all or a list like 4,7 of "
+                                "designs 0..%d, not '%s'\n", sim_designs("qwirkle") - 1, designs_s);
+                return 2;
+            }
+            designs[ndesigns++] = (int)d;
+            p = *end ? end + 1 : end;
+        }
+    } else if (!designs_s && !held_designs(model, designs, &ndesigns)) {
+        fprintf(stderr, "bench_recognize: cannot read the manifest of %s\n", model);
+        return 1;
+    }
+    if (ndesigns == 0)
+        for (int d = 0; d < sim_designs("qwirkle"); d++)
+            designs[ndesigns++] = d;
     if (cache) {
         char path[600];
         snprintf(path, sizeof path, "%s/frames.jsonl", cache);
@@ -237,6 +330,8 @@ int main(int argc, char **argv)
         o.height = height;
         o.clean = clean;
         o.max_moves = 2 + (int)(seed % 12) * 3;
+        o.design = designs[seed % (uint64_t)ndesigns];
+        o.setup = setup;
         if ((!cache || cache_write) && sim_stream_new("qwirkle", seed, &o, &s, &e) != 0) {
             fprintf(stderr, "bench_recognize: %s\n", e.msg);
             return 1;
@@ -244,7 +339,10 @@ int main(int argc, char **argv)
         /* Each seed: a fresh camera and board; read every frame, compare
          * the stable ones (and check hands on the others). */
         ref_reader_free(rd);
-        ref_reader_new(&cfg, &rd, &e);
+        if (ref_reader_new(&cfg, &rd, &e) != 0 || ref_reader_use_model(rd, model, &e) != 0) {
+            fprintf(stderr, "bench_recognize: %s\n", e.msg);
+            return 1;
+        }
         int k = 0, nstable = 0, nhand = 0;
         for (;;) {
             bool more = frames < want && (nstable < 10 || (cache && !cache_write));
@@ -291,11 +389,12 @@ int main(int argc, char **argv)
                 vis_image_write(file, img, 0, NULL);
                 fprintf(idx, "%llu %d %s\n", (unsigned long long)seed, k, tj);
             }
-            /* CPU time of this thread: the machine may be busy with other
-             * work, and the target is one core's time. */
-            double t0 = base_cpu_now();
+            /* CPU time of the process, every thread of OpenCV's pool
+             * counted: the machine may be busy with other work, and the
+             * target is one core's time. */
+            double t0 = proc_cpu();
             int rc = ref_reader_read(rd, img, reading, &e);
-            double dt = (base_cpu_now() - t0) * 1000;
+            double dt = (proc_cpu() - t0) * 1000;
             if (verbose && dt > 20)
                 printf("slow: seed %llu frame %d: %.1f ms\n", (unsigned long long)seed, k, dt);
             const cJSON *ps = cJSON_GetObjectItem(cJSON_GetObjectItem(t, "position"), "pieces");
@@ -313,6 +412,7 @@ int main(int argc, char **argv)
                     c.fn += nt;
                 } else {
                     bool ok = compare(truth, nt, reading, &c, false);
+                    truth_pieces += nt;
                     exact += ok && !reading->hand;
                     band_add(&by_blur, reading->blur_mm, ok && !reading->hand);
                     band_add(&by_ppm, reading->cam_px_per_mm, ok && !reading->hand);
@@ -372,8 +472,12 @@ int main(int argc, char **argv)
     }
     if (idx)
         fclose(idx);
-    printf("qwirkle recognition: %d stable frames %dx%d%s (sim seeds from %llu)\n", frames, width,
-           height, clean ? " clean" : "", seed0);
+    printf("qwirkle recognition: %d stable frames %dx%d%s (sim seeds from %llu), model %s\n",
+           frames, width, height, clean ? " clean" : "", seed0, model);
+    printf("designs drawn:");
+    for (int i = 0; i < ndesigns; i++)
+        printf(" %d", designs[i]);
+    printf("; camera set-ups %s\n", setup == SIM_SETUP_MIXED ? "mixed" : setup == SIM_SETUP_GOOD ? "good" : "any");
     printf("pieces: precision %.4f recall %.4f (tp %d, fp %d, fn %d)\n",
            c.tp + c.fp ? (double)c.tp / (c.tp + c.fp) : 0, c.tp + c.fn ? (double)c.tp / (c.tp + c.fn) : 0,
            c.tp, c.fp, c.fn);
@@ -386,6 +490,20 @@ int main(int argc, char **argv)
     for (int d = 0; d < 10; d++)
         printf(" %5d", c.conf_wrong[d]);
     printf("   (wrong: misread or not there)\n");
+    for (int d = 9; d < 10; d++) {
+        read_sure += c.conf_right[d] + c.conf_wrong[d];
+        right_sure += c.conf_right[d];
+    }
+    printf("read at conf 0.9 or more: %d pieces, %.2f%% right (target 90%%) %s\n", read_sure,
+           read_sure ? 100.0 * right_sure / read_sure : 0,
+           right_sure >= 0.9 * read_sure ? "PASS" : "MISS");
+    {
+        /* misread, missed or not there, against the pieces on the boards */
+        int wrong = truth_pieces - c.tp + c.fp;
+        double pe = truth_pieces ? (double)wrong / truth_pieces : 1;
+        printf("per-piece error: %.3f%% (%d of %d; target under 0.1%%) %s\n", 100 * pe, wrong,
+               truth_pieces, pe < 0.001 ? "PASS" : "MISS");
+    }
     band_print("whole board exact by the symbols' blur the reader fitted (mm)", &by_blur);
     band_print("whole board exact by the camera's px/mm at the board", &by_ppm);
     advised_print(&by_advice);
@@ -396,10 +514,38 @@ int main(int argc, char **argv)
            "guessed\n",
            covered_ok, covered, covered - covered_ok, covered_exact,
            covered - covered_ok - covered_exact);
-    printf("whole board exact: %.2f%% (target 99%%) %s\n", 100.0 * exact / frames,
-           exact >= 0.99 * frames ? "PASS" : "MISS");
-    printf("time: %.2f ms CPU per frame (target < 15 ms) %s\n", ms / frames,
-           ms / frames < 15 ? "PASS" : "MISS");
+    printf("whole board exact: %.2f%% of all frames\n", 100.0 * exact / frames);
+    printf("whole board exact without camera advice: %.2f%% (target 99%%) %s\n",
+           by_advice.n[0] ? 100.0 * by_advice.ok[0] / by_advice.n[0] : 0,
+           by_advice.ok[0] >= 0.99 * by_advice.n[0] ? "PASS" : "MISS");
+    printf("time: %.2f ms CPU per frame (target at most 20 ms) %s\n", ms / frames,
+           ms / frames <= 20 ? "PASS" : "MISS");
+    {
+        /* the classifier alone, a frame's worth of cubes in one pass */
+        vis_classifier *cl = NULL;
+        if (vis_classifier_new(model, &cl, &e) == 0) {
+            const int n = 64, reps = 50, sz = vis_classifier_patch_size(cl);
+            vis_image *p[64];
+            float *pr = malloc(sizeof *pr * (size_t)n * (size_t)vis_classifier_nvalues(cl));
+            double t0;
+            for (int i = 0; i < n; i++) {
+                vis_image_new(sz, sz, 3, &p[i], NULL);
+                for (int y = 0; y < sz; y++)
+                    for (int x = 0; x < sz * 3; x++)
+                        p[i]->data[(size_t)y * p[i]->stride + x] = (unsigned char)(x * 5 + y * i);
+            }
+            t0 = proc_cpu();
+            for (int r = 0; r < reps; r++)
+                vis_classifier_run(cl, (const vis_image *const *)p, n, pr, NULL);
+            t0 = (proc_cpu() - t0) * 1000 / (n * reps);
+            printf("classifier: %.3f ms CPU a cube, %d a pass (target at most 0.1 ms) %s\n", t0,
+                   n, t0 <= 0.1 ? "PASS" : "MISS");
+            for (int i = 0; i < n; i++)
+                vis_image_free(p[i]);
+            free(pr);
+            vis_classifier_free(cl);
+        }
+    }
     ref_reader_free(rd);
     free(reading);
     free(truth);

@@ -671,3 +671,10 @@ void ref_reader_set_profile(ref_reader *r, const vis_qwirkle_profile *profile)
 {
     vis_qwirkle_set_profile(r->qw, profile);
 }
+
+int ref_reader_use_model(ref_reader *r, const char *onnx_path, base_err *err)
+{
+    if (!r || ref__is_cards(r))
+        return base_err_set(err, BASE_EUNSUPPORTED, "only the qwirkle reader takes a model");
+    return vis_qwirkle_use_model(r->qw, onnx_path, err);
+}

@@ -266,6 +266,11 @@ int ref_reader_side(const ref_reader *r, double x_px, double y_px);
  * NULL goes back to the defaults. */
 void ref_reader_set_profile(ref_reader *r, const vis_qwirkle_profile *profile);
 
+/* Qwirkle: reads the cubes' faces with the model onnx_path instead of the
+ * built-in one (vis_qwirkle_use_model); BASE_EUNSUPPORTED for other
+ * games. */
+int ref_reader_use_model(ref_reader *r, const char *onnx_path, base_err *err);
+
 /* Learns the colours from a frame showing cubes of all six colours (one of
  * each in a row is enough) and uses them from then on; *profile receives
  * them (calib's cal_colors_to_json stores them).  BASE_ENOTFOUND (err says

@@ -73,7 +73,80 @@ static const sim__qw_design sim__qw_designs[] = {
     {"sharp",      1.05, 0.55, 0,   0.48, 0.00, 0.60, 0.66, 0.33, 0.24, 0.16, 0,      0.78, 0.12, 0,      0.76, 0.26, 1, 1.0f, 0.95f,{0.100f, 0.095f, 0.090f}, 0.06, 1.7f, 0.12f, 0.25f},
 };
 
-#define QW_NDESIGNS ((int)(sizeof sim__qw_designs / sizeof sim__qw_designs[0]))
+#define QW_NMADE ((int)(sizeof sim__qw_designs / sizeof sim__qw_designs[0]))
+
+/* Beyond the designs drawn by hand, QW_NDRAWN more drawn at random from
+ * the ranges below (design d from its own seed): the learned reader sees
+ * many sets, so that it learns what a shape is rather than one set's
+ * drawing of it.  Each range spans the hand-made designs and a little
+ * more, still within what a person calls the shape. */
+#define QW_NDRAWN 30
+#define QW_NDESIGNS (QW_NMADE + QW_NDRAWN)
+
+typedef struct sim__qw_range {
+    double zoom[2];              /* the print from large (0.8) to small (1.7) on the face */
+    double circle_r[2], ring_share, ring_in[2];
+    double square_h[2], square_k[2];
+    double diamond[2], diamond_aspect[2]; /* half diagonal; tall over wide */
+    double clover_c[2], clover_rc[2], clover_core[2]; /* lobe radius as a share of its spacing */
+    double turned_share;         /* clovers and star4s turned to an x */
+    double star4_ro[2], star4_ri[2];
+    double star8_ro[2], star8_ratio[2]; /* inner radius over outer: sharp to blunt */
+    double sat[2], val[2], body[2], edge_w[2], edge_lift[2], print_gloss[2], body_gloss[2];
+} sim__qw_range;
+
+static const sim__qw_range sim__qw_ranges = {
+    .zoom = {0.8, 1.7},
+    .circle_r = {0.50, 0.60}, .ring_share = 0.25, .ring_in = {0.28, 0.38},
+    .square_h = {0.42, 0.52}, .square_k = {0, 0.25},
+    .diamond = {0.56, 0.70}, .diamond_aspect = {0.85, 1.25},
+    .clover_c = {0.24, 0.38}, .clover_rc = {0.6, 1.0}, .clover_core = {0, 0.24},
+    .turned_share = 0.3,
+    .star4_ro = {0.66, 0.80}, .star4_ri = {0.10, 0.30},
+    .star8_ro = {0.64, 0.78}, .star8_ratio = {0.33, 0.65},
+    .sat = {0.8, 1.15}, .val = {0.85, 1.1}, .body = {0.02, 0.13},
+    .edge_w = {0.04, 0.12}, .edge_lift = {1.5, 3.0},
+    .print_gloss = {0.05, 0.6}, .body_gloss = {0.1, 0.85},
+};
+
+static double sim__pick(sim__rng *r, const double lim[2]) { return sim__rng_range(r, lim[0], lim[1]); }
+
+/* Design QW_NMADE + k, drawn from its own seed. */
+static void sim__qw_draw_design(int k, sim__qw_design *d)
+{
+    const sim__qw_range *g = &sim__qw_ranges;
+    sim__rng r;
+    double body;
+    sim__rng_seed(&r, 0x51A7u + (uint64_t)k, 7);
+    memset(d, 0, sizeof *d);
+    d->name = "drawn";
+    d->zoom = sim__pick(&r, g->zoom);
+    d->circle_r = sim__pick(&r, g->circle_r);
+    d->ring_in = sim__rng_unit(&r) < g->ring_share ? sim__pick(&r, g->ring_in) : 0;
+    d->square_h = sim__pick(&r, g->square_h);
+    d->square_k = sim__pick(&r, g->square_k);
+    d->diamond_u = sim__pick(&r, g->diamond);
+    d->diamond_v = fmin(0.78, d->diamond_u * sim__pick(&r, g->diamond_aspect));
+    d->clover_c = sim__pick(&r, g->clover_c);
+    d->clover_r = d->clover_c * sim__pick(&r, g->clover_rc);
+    d->clover_core = fmin(d->clover_c, sim__pick(&r, g->clover_core));
+    d->clover_turn = sim__rng_unit(&r) < g->turned_share ? QW_PI4 : 0;
+    d->star4_ro = sim__pick(&r, g->star4_ro);
+    d->star4_ri = sim__pick(&r, g->star4_ri);
+    d->star4_turn = sim__rng_unit(&r) < g->turned_share ? QW_PI4 : 0;
+    d->star8_ro = sim__pick(&r, g->star8_ro);
+    d->star8_ri = d->star8_ro * sim__pick(&r, g->star8_ratio);
+    d->palette = sim__rng_int(&r, 4);
+    d->sat = (float)sim__pick(&r, g->sat);
+    d->val = (float)sim__pick(&r, g->val);
+    body = sim__pick(&r, g->body);
+    for (int c = 0; c < 3; c++)
+        d->body[c] = (float)(body * sim__rng_range(&r, 0.92, 1.08));
+    d->edge_w = sim__pick(&r, g->edge_w);
+    d->edge_lift = (float)sim__pick(&r, g->edge_lift);
+    d->print_gloss = (float)sim__pick(&r, g->print_gloss);
+    d->body_gloss = (float)sim__pick(&r, g->body_gloss);
+}
 
 /* Inside an n-pointed star of outer radius ro and inner radius ri with a
  * spike along +u. */
@@ -198,6 +271,7 @@ static const sim__piece_kind sim__qw_kind = {
 
 struct sim__qw {
     const sim__qw_design *design;
+    sim__qw_design drawn; /* a drawn design, when design points here */
     int nplayers;
     rules_piece hand[RULES_MAX_PLAYERS][QW_HAND];
     int nhand[RULES_MAX_PLAYERS];
@@ -214,7 +288,12 @@ static const sim__qw_design *sim__qw_design_of(const void *dstate)
 static void sim__qw_set_design(void *state, int design)
 {
     sim__qw *q = state;
-    q->design = &sim__qw_designs[design >= 0 && design < QW_NDESIGNS ? design : 0];
+    if (design >= QW_NMADE && design < QW_NDESIGNS) {
+        sim__qw_draw_design(design - QW_NMADE, &q->drawn);
+        q->design = &q->drawn;
+    } else {
+        q->design = &sim__qw_designs[design >= 0 && design < QW_NMADE ? design : 0];
+    }
 }
 
 static rules_piece sim__qw_draw(sim__qw *q, sim__rng *r)

@@ -84,7 +84,10 @@ typedef struct vis_reading {
 
 /* Colour prototypes: the mean hue (OpenCV degrees / 2, 0..179) and
  * saturation of each colour's symbols under this camera and light.  A
- * profile learnt from a frame replaces the defaults. */
+ * profile learnt from a frame replaces the defaults.  Without one the
+ * classifier reads each cube's colour from its patch; with one, the
+ * nearest learnt hue names the colour and the classifier's probability of
+ * it is the colour's confidence. */
 typedef struct vis_qwirkle_profile {
     float hue[6];
     float sat[6];
@@ -97,9 +100,17 @@ typedef struct vis_qwirkle vis_qwirkle;
 /* Replaces the colour profile of q (for the next readings). */
 void vis_qwirkle_set_profile(vis_qwirkle *q, const vis_qwirkle_profile *profile);
 
-/* cube_mm: the cubes' side (20). profile may be NULL for the defaults. */
+/* cube_mm: the cubes' side (20). profile may be NULL for the defaults.
+ * The faces are read by the built-in model (models/qwirkle.onnx, see
+ * vision/classify.h). */
 int vis_qwirkle_new(double cube_mm, const vis_qwirkle_profile *profile, vis_qwirkle **out,
                     base_err *err);
+
+/* Reads the faces with the model onnx_path (and its manifest beside it)
+ * instead: one retrained, or trained without some designs for a bench.
+ * On error q keeps its model; errors as vis_classifier_new's, and
+ * BASE_EPARSE for a model whose heads are not qwirkle's shape and color. */
+int vis_qwirkle_use_model(vis_qwirkle *q, const char *onnx_path, base_err *err);
 void vis_qwirkle_free(vis_qwirkle *q);
 
 /* What a coarse look at the whole play area finds: where the cubes are
