@@ -291,7 +291,29 @@ int main(int argc, char **argv)
         for (int d = 0; d < sim_designs("qwirkle"); d++)
             designs[ndesigns++] = d;
     if (cache) {
-        char path[600];
+        char path[600], what[512] = "", had[512] = "";
+        FILE *f;
+        int at = snprintf(what, sizeof what, "%dx%d%s setup %d designs", width, height,
+                          clean ? " clean" : "", setup);
+        for (int i = 0; i < ndesigns && at < (int)sizeof what - 8; i++)
+            at += snprintf(what + at, sizeof what - (size_t)at, " %d", designs[i]);
+        /* the frames a cache holds follow from these: another frame size,
+         * set-up or design list would be read as the wrong frames */
+        snprintf(path, sizeof path, "%s/options.txt", cache);
+        if ((f = fopen(path, "r")) != NULL) {
+            if (!fgets(had, sizeof had, f))
+                had[0] = 0;
+            had[strcspn(had, "\n")] = 0;
+            fclose(f);
+            if (strcmp(had, what) != 0) {
+                fprintf(stderr, "bench_recognize: %s holds frames of '%s', not '%s'\n", cache,
+                        had, what);
+                return 2;
+            }
+        } else if ((f = fopen(path, "w")) != NULL) {
+            fprintf(f, "%s\n", what);
+            fclose(f);
+        }
         snprintf(path, sizeof path, "%s/frames.jsonl", cache);
         idx = fopen(path, "r");
         cache_write = idx == NULL;

@@ -504,10 +504,9 @@ int vis_qwirkle_read(vis_qwirkle *q, const vis_image *top, const vis_view *vw, v
     int dark, nb, rc, sig = 2, body_lim;
     double body_w, table_bgr[3] = {0}, table_spread[3] = {0};
     bool has_table;
-    long nplay;
     vis__qw_blob *bl;
     vis__qw_patch *patch = q ? q->patch : NULL;
-    double pscore[VIS_MAX_PIECES][6]; /* each piece's six shape scores */
+    double pscore[VIS_MAX_PIECES][6]; /* each piece's six shape probabilities */
     /* blobs of the table's colour, then tinted ones (vis__qw_table_symbols) */
     vis__qw_blob tab[QW__TABSYM], tint[QW__TABSYM];
     int ntab = 0, ntint = 0;
@@ -516,12 +515,8 @@ int vis_qwirkle_read(vis_qwirkle *q, const vis_image *top, const vis_view *vw, v
         return base_err_set(err, BASE_EINVAL, "vis_qwirkle_read: bad argument");
     memset(out, 0, sizeof *out);
     out->pitch_mm = cube;
-    if (vis__qw_reserve(q, w, h) != 0)
-        return base_err_set(err, BASE_ENOMEM, "out of memory");
-    vis__qw_origin(vw, &x0, &y0);
-    nplay = vis__qw_classify(q, top, vw, &dark);
-    if (nplay == 0)
-        return base_err_set(err, BASE_ERANGE, "the view shows none of the play area");
+    if ((rc = vis__qw_begin(q, top, vw, &x0, &y0, &dark, err)) != 0)
+        return rc;
     if ((rc = vis__qw_templates(q)) != 0)
         return base_err_set(err, rc, "out of memory");
     q->cur = q->tmpl;

@@ -163,6 +163,11 @@ void vis__qw_match(const vis_qwirkle *q, const vis__qw_patch *p, int k, double a
                       unsigned shifts, double best[6]);
 
 /* qwirkle_find.c */
+/* What every reading of a view starts with: the scratch for its size, its
+ * origin (x0, y0 mm at its pixel 0, 0) and every pixel classed (*dark: the
+ * body threshold); BASE_ERANGE when it shows none of the play area. */
+int vis__qw_begin(vis_qwirkle *q, const vis_image *top, const vis_view *vw, double *x0,
+                  double *y0, int *dark, base_err *err);
 
 void vis__qw_hsv(double b, double g, double r, double *h, double *s, double *v);
 

@@ -151,6 +151,17 @@ long vis__qw_classify(vis_qwirkle *q, const vis_image *top, const vis_view *vw, 
     return nplay;
 }
 
+int vis__qw_begin(vis_qwirkle *q, const vis_image *top, const vis_view *vw, double *x0,
+                  double *y0, int *dark, base_err *err)
+{
+    if (vis__qw_reserve(q, top->width, top->height) != 0)
+        return base_err_set(err, BASE_ENOMEM, "out of memory");
+    vis__qw_origin(vw, x0, y0);
+    if (vis__qw_classify(q, top, vw, dark) == 0)
+        return base_err_set(err, BASE_ERANGE, "the view shows none of the play area");
+    return 0;
+}
+
 
 double vis__qw_ring(const vis_qwirkle *q, const vis__qw_seg *g, const vis__qw_blob *b, double *lo);
 
@@ -912,19 +923,14 @@ int vis_qwirkle_survey(vis_qwirkle *q, const vis_image *top, const vis_view *vw,
     const int w = top ? top->width : 0, h = top ? top->height : 0;
     const double ppm = vw ? vw->px_per_mm : 0, px = ppm > 0 ? 1.0 / ppm : 0;
     double x0, y0;
-    int dark, nb;
-    long nplay;
+    int dark, nb, rc;
 
     if (!q || !top || !vw || !out || top->channels != 3 || !(ppm > 0))
         return base_err_set(err, BASE_EINVAL, "vis_qwirkle_survey: bad argument");
     memset(out, 0, sizeof *out);
     q->hand = false;
-    if (vis__qw_reserve(q, w, h) != 0)
-        return base_err_set(err, BASE_ENOMEM, "out of memory");
-    vis__qw_origin(vw, &x0, &y0);
-    nplay = vis__qw_classify(q, top, vw, &dark);
-    if (nplay == 0)
-        return base_err_set(err, BASE_ERANGE, "the view shows none of the play area");
+    if ((rc = vis__qw_begin(q, top, vw, &x0, &y0, &dark, err)) != 0)
+        return rc;
     out->dark = dark;
     /* lenient: a blob too many only widens the fine view */
     nb = vis__qw_blobs(q, vw, w, h, &dark, 0.25f, NULL, NULL, 0);
