@@ -622,6 +622,23 @@ static int cv__image_new(int width, int height, int channels, bool zero,
     return 0;
 }
 
+extern "C" void vis_cv_set_threads(int n)
+{
+    try {
+        cv::setNumThreads(n < 1 ? 1 : n);
+    } catch (...) {
+    }
+}
+
+extern "C" int vis_cv_threads(void)
+{
+    try {
+        return cv::getNumThreads();
+    } catch (...) {
+        return 1;
+    }
+}
+
 extern "C" int vis_image_new(int width, int height, int channels,
                              vis_image **out, base_err *err)
 {

@@ -58,6 +58,15 @@ typedef struct vis_image {
     unsigned char *data;
 } vis_image;
 
+/* How many threads OpenCV's own pool runs (cv::setNumThreads): 1 runs
+ * every OpenCV call on the caller's thread.  Process-wide, so the
+ * library never calls it; a program that measures one core's time (the
+ * benches) or must not spawn threads does, once, before its first frame. */
+void vis_cv_set_threads(int n);
+
+/* How many threads OpenCV's pool runs now (cv::getNumThreads). */
+int vis_cv_threads(void);
+
 /* Largest accepted width or height, so that sizes never overflow. */
 #define VIS_IMAGE_MAX_SIDE 32768
 
