@@ -95,10 +95,15 @@ typedef struct cmp {
     int color_conf[6][7]; /* truth x read (6 = missing) */
     int shape_conf[6][7];
     int conf_right[10], conf_wrong[10]; /* confidence deciles of right / wrong reads */
+    int turned; /* boards read turned by a multiple of 90 degrees */
 } cmp;
 
 /* Best match of the reading to the truth over the four grid rotations and
- * every translation; fills the counts and returns whether it is exact. */
+ * every translation; fills the counts and returns whether it is exact.
+ * FORMATS.md section 4 compares positions up to a translation only (the
+ * cells are in the mat's frame), so a board read turned is never exact
+ * (and counted in c->turned); its pieces are still matched turned, so
+ * that the tables say what was read. */
 static bool compare(const rules_piece *truth, int nt, const ref_reading *rd, cmp *c, bool verbose)
 {
     int best = -1, bk = 0, bdx = 0, bdy = 0;
@@ -134,8 +139,13 @@ static bool compare(const rules_piece *truth, int nt, const ref_reading *rd, cmp
                     bdy = qy;
                 }
             }
-    bool exact = true;
+    bool exact = bk == 0 || nt == 0;
     unsigned char used[REF_MAX_READ] = {0};
+    if (!exact) {
+        c->turned++;
+        if (verbose)
+            printf("  read turned by %d degrees\n", 90 * bk);
+    }
     for (int a = 0; a < nt; a++) {
         int hit = -1;
         for (int b = 0; b < rd->n && hit < 0; b++) {
@@ -532,6 +542,7 @@ int main(int argc, char **argv)
     band_print("whole board exact by the symbols' blur the reader fitted (mm)", &by_blur);
     band_print("whole board exact by the camera's px/mm at the board", &by_ppm);
     advised_print(&by_advice);
+    printf("boards read turned in the mat's frame: %d frames\n", c.turned);
     printf("mat not found: %d frames\n", errors);
     printf("hand reported on a still board: %d frames (false alarms)\n", hands);
     printf("hand seen when one is in view: %d of %d frames\n", hand_ok, hand_frames);
