@@ -219,6 +219,55 @@ static void test_single_cube(void **state)
     free(r);
 }
 
+/* Another model: one whose heads are not qwirkle's is refused naming the
+ * model, a missing one naming the file, and either way the reader keeps
+ * its own; a qwirkle model (the classifier tests' small one, 24 px
+ * patches) is taken, and the cubes are found as before. */
+static void test_use_model(void **state)
+{
+    (void)state;
+    static const cube c = {251, 247, 3, RULES_PURPLE, RULES_CLOVER};
+    char *dir = th_tmpdir(), *onnx = th_path(dir, "other.onnx"), *json = th_path(dir, "other.json");
+    vis_reading *r = malloc(sizeof *r);
+    vis_qwirkle *q = NULL;
+    vis_view v = full_view();
+    vis_image *img = draw_view(&c, 1, wood);
+    size_t len = 0;
+    char *bytes, *text, *at;
+    base_err e;
+    FILE *f;
+    assert_int_equal(vis_qwirkle_new(20, NULL, &q, &e), 0);
+    /* the test model's bytes, its manifest with the colour head renamed */
+    bytes = th_read_file(TABLECAM_TEST_DATA "/classify-test.onnx", &len);
+    assert_non_null(bytes);
+    assert_non_null(f = fopen(onnx, "wb"));
+    assert_int_equal(fwrite(bytes, 1, len, f), len);
+    fclose(f);
+    free(bytes);
+    text = th_read_file(TABLECAM_TEST_DATA "/classify-test.json", NULL);
+    assert_non_null(at = strstr(text, "\"color\""));
+    memcpy(at, "\"hue\"  ", 7);
+    assert_int_equal(th_write_file(json, text), 0);
+    free(text);
+    assert_int_equal(vis_qwirkle_use_model(q, onnx, &e), BASE_EPARSE);
+    assert_non_null(strstr(e.msg, onnx));
+    assert_int_equal(vis_qwirkle_use_model(q, "/nonexistent/m.onnx", &e), BASE_ENOTFOUND);
+    assert_non_null(strstr(e.msg, "/nonexistent/m.onnx"));
+    assert_int_equal(vis_qwirkle_read(q, img, &v, r, &e), 0);
+    assert_int_equal(r->npieces, 1);
+    assert_int_equal(r->pieces[0].shape, RULES_CLOVER);
+    assert_int_equal(vis_qwirkle_use_model(q, TABLECAM_TEST_DATA "/classify-test.onnx", &e), 0);
+    assert_int_equal(vis_qwirkle_read(q, img, &v, r, &e), 0);
+    assert_int_equal(r->npieces, 1);
+    assert_true(fabs(r->pieces[0].x_mm - 251) < 4 && fabs(r->pieces[0].y_mm - 247) < 4);
+    vis_qwirkle_free(q);
+    vis_image_free(img);
+    free(r);
+    free(onnx);
+    free(json);
+    free(dir);
+}
+
 /* A soft camera over a saturated brown table: the blur joins the red and
  * orange symbols to each other and to the table through the thin dark
  * body between them, and every cube must still be found. */
@@ -1521,6 +1570,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_empty_board),  cmocka_unit_test(test_single_cube),
+        cmocka_unit_test(test_use_model),
         cmocka_unit_test(test_blur_on_brown), cmocka_unit_test(test_coarse_jpeg),
         cmocka_unit_test(test_dim_on_bright), cmocka_unit_test(test_below_threshold),
         cmocka_unit_test(test_glossy_body), cmocka_unit_test(test_grey_star),
