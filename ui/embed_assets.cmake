@@ -2,6 +2,7 @@
 # byte arrays (ui__web_assets[]), so that `tablecam` serves its web app from
 # the binary alone.  Run as: cmake -DOUT=file.c -DASSETS="a;b;..." -P this.
 # The table's layout matches struct ui__web_asset in ui/web.c.
+include(${CMAKE_CURRENT_LIST_DIR}/../cmake/embed_bytes.cmake)
 if(NOT OUT OR NOT ASSETS)
   message(FATAL_ERROR "embed_assets.cmake needs -DOUT=... and -DASSETS=...")
 endif()
@@ -28,25 +29,11 @@ foreach(f IN LISTS ASSETS)
   else()
     set(type "application/octet-stream")
   endif()
-  file(READ "${f}" hex HEX)
-  string(LENGTH "${hex}" nhex)
-  math(EXPR nbytes "${nhex} / 2")
-  # 0xAB, for every byte; a line break every 16 bytes keeps the file readable.
-  string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," bytes "${hex}")
-  string(REGEX REPLACE "((0x..,){16})" "\\1\n" bytes "${bytes}")
-  # A trailing 0 makes an empty file a valid array; it is not counted.
-  string(APPEND body "static const unsigned char ui__asset_${i}[] = {\n${bytes}0};\n")
+  embed_bytes("${f}" ui__asset_${i} body nbytes)
   string(APPEND table "    {\"${name}\", \"${type}\", ui__asset_${i}, ${nbytes}},\n")
   math(EXPR i "${i} + 1")
 endforeach()
 string(APPEND body "\nextern const struct ui__web_asset ui__web_assets[];\n")
 string(APPEND body "const struct ui__web_asset ui__web_assets[] = {\n${table}    {NULL, NULL, NULL, 0},\n};\n")
 
-# Rewrite only on change, so an unchanged asset set rebuilds nothing.
-if(EXISTS "${OUT}")
-  file(READ "${OUT}" old)
-  if(old STREQUAL body)
-    return()
-  endif()
-endif()
-file(WRITE "${OUT}" "${body}")
+embed_write("${OUT}" "${body}")
