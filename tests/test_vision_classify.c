@@ -439,6 +439,24 @@ static void test_builtin_is_the_file(void **state)
     vis_classifier_free(file);
 }
 
+/* The best value of a head and its runner-up; ties go to the lower
+ * index; one value has no runner-up. */
+static void test_best(void **state)
+{
+    static const float p[5] = {0.1f, 0.4f, 0.05f, 0.4f, 0.05f}, one[1] = {1};
+    int b, s;
+    (void)state;
+    vis_classifier_best(p, 5, &b, &s);
+    assert_int_equal(b, 1);
+    assert_int_equal(s, 3);
+    vis_classifier_best(p, 3, &b, &s);
+    assert_int_equal(b, 1);
+    assert_int_equal(s, 0);
+    vis_classifier_best(one, 1, &b, &s);
+    assert_int_equal(b, 0);
+    assert_int_equal(s, -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -450,6 +468,7 @@ int main(void)
         cmocka_unit_test(test_patch_errors),
         cmocka_unit_test(test_shipped_qwirkle_model),
         cmocka_unit_test(test_builtin_is_the_file),
+        cmocka_unit_test(test_best),
     };
     th_case_filter();
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -94,6 +94,11 @@ int vis_classifier_nvalues(const vis_classifier *c);
 int vis_classifier_run(vis_classifier *c, const vis_image *const *patches,
                        int n, float *probs, base_err *err);
 
+/* The most probable value of one head's n probabilities (p[0..n), n >= 1)
+ * into *best and the runner-up into *second (-1 when n is 1); ties go to
+ * the lower index.  Any scores where higher is likelier will do. */
+void vis_classifier_best(const float *p, int n, int *best, int *second);
+
 #ifdef __cplusplus
 }
 #endif

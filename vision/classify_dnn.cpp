@@ -506,3 +506,16 @@ extern "C" int vis_classifier_run(vis_classifier *c,
         return 0;
     });
 }
+
+extern "C" void vis_classifier_best(const float *p, int n, int *best, int *second)
+{
+    int b = 0, s = -1;
+    for (int v = 1; v < n; v++)
+        if (p[v] > p[b])
+            b = v;
+    for (int v = 0; v < n; v++)
+        if (v != b && (s < 0 || p[v] > p[s]))
+            s = v;
+    *best = b;
+    *second = s;
+}

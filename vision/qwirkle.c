@@ -72,8 +72,7 @@ int vis_qwirkle_new(double cube_mm, const vis_qwirkle_profile *profile, vis_qwir
     if (!(q = calloc(1, sizeof *q)))
         return base_err_set(err, BASE_ENOMEM, "out of memory");
     q->cube_mm = cube_mm;
-    q->prof = profile ? *profile : vis_qwirkle_default_profile();
-    q->learnt = profile != NULL;
+    vis_qwirkle_set_profile(q, profile);
     if (!(q->blobs = malloc(sizeof *q->blobs * QW__MAXBLOBS)) ||
         !(q->patch = malloc(sizeof *q->patch))) {
         free(q->patch);
@@ -465,6 +464,7 @@ static int vis__qw_read_patches(vis_qwirkle *q, const vis_image *top, const vis_
 {
     const int size = vis_classifier_patch_size(q->model);
     const vis_image *src = top;
+    vis_image *img[VIS_MAX_PIECES] = {NULL};
     vis_homography hm = vis_homography_identity();
     int rc = 0;
     if (vw->frame) {
@@ -479,19 +479,87 @@ static int vis__qw_read_patches(vis_qwirkle *q, const vis_image *top, const vis_
         hm.m[4] = vw->px_per_mm;
         hm.m[5] = -y0 * vw->px_per_mm - 0.5;
     }
-    for (int k = 0; k < n; k++) {
+    for (int k = 0; k < n && rc == 0; k++) {
         vis_patch_at at = {bl[idx[k]].x, bl[idx[k]].y, angle * 180 / QW__PI, QW__PATCH_MM};
-        q->pimg[k] = NULL;
-        if (rc == 0 && (rc = vis_patch_cut(src, hm, &at, size, &q->pimg[k], err)) != 0)
+        if ((rc = vis_patch_cut(src, hm, &at, size, &img[k], err)) != 0)
             base_err_prefix(err, "cutting a cube's face: ");
     }
     if (rc == 0)
-        rc = vis_classifier_run(q->model, (const vis_image *const *)q->pimg, n, q->probs, err);
-    for (int k = 0; k < n; k++) {
-        vis_image_free(q->pimg[k]);
-        q->pimg[k] = NULL;
-    }
+        rc = vis_classifier_run(q->model, (const vis_image *const *)img, n, q->probs, err);
+    for (int k = 0; k < n; k++)
+        vis_image_free(img[k]);
     return rc;
+}
+
+/* Reads the cubes among bl[0..nb) that the grid (out's pitch and phase,
+ * turned by angle) puts on the play area: each face classified, with
+ * every cube of the frame in one pass, into out's pieces and pscore (each
+ * piece's six shape probabilities), and remembered. */
+static int vis__qw_read_cubes(vis_qwirkle *q, const vis_image *top, const vis_view *vw,
+                              const vis__qw_blob *bl, int nb, double angle, vis_reading *out,
+                              double (*pscore)[6], base_err *err)
+{
+    const double ca = cos(angle), sa = sin(angle), pitch = out->pitch_mm;
+    int idx[VIS_MAX_PIECES], n = 0, rc;
+    double cx[VIS_MAX_PIECES], cy[VIS_MAX_PIECES];
+    for (int i = 0; i < nb && n < VIS_MAX_PIECES; i++) {
+        const vis__qw_blob *b = &bl[i];
+        double cu, cv;
+        if (!b->cand || b->fake)
+            continue;
+        cu = (b->ku + 0.5) * pitch + out->phase_x_mm;
+        cv = (b->kv + 0.5) * pitch + out->phase_y_mm;
+        cx[n] = cu * ca - cv * sa;
+        cy[n] = cu * sa + cv * ca;
+        if (cx[n] < 0 || cy[n] < 0 || cx[n] > vw->mat_w || cy[n] > vw->mat_h ||
+            vis__qw_in_marker(vw, cx[n], cy[n]))
+            continue;
+        idx[n++] = i;
+    }
+    if (n > 0 && (rc = vis__qw_read_patches(q, top, vw, bl, idx, n, angle, err)) != 0)
+        return rc;
+    for (int k = 0; k < n; k++) {
+        const vis__qw_blob *b = &bl[idx[k]];
+        const float *ps = q->probs + (size_t)k * 12, *pcol = ps + 6;
+        double hue, sat, val, all[6];
+        int shp, shp2, col, col2;
+        vis_piece *pc;
+        vis_classifier_best(ps, 6, &shp, &shp2);
+        vis_classifier_best(pcol, 6, &col, &col2);
+        for (int v = 0; v < 6; v++)
+            all[v] = ps[v];
+        vis__qw_hsv(b->sb / b->sw, b->sg / b->sw, b->sr / b->sw, &hue, &sat, &val);
+        if (q->learnt) {
+            /* the colours learnt from this set under this light (calibrate
+             * colors) name the colour, the nearest hue first; the
+             * classifier's probability of that colour says how sure it
+             * is, so a cube the two disagree on is read unsurely */
+            float near[6];
+            for (int v = 0; v < 6; v++)
+                near[v] = (float)-vis__qw_hue_dist(hue, q->prof.hue[v]);
+            vis_classifier_best(near, 6, &col, &col2);
+        }
+        memcpy(pscore[out->npieces], all, sizeof all);
+        pc = &out->pieces[out->npieces++];
+        pc->gx = b->ku;
+        pc->gy = b->kv;
+        pc->color = col;
+        pc->shape = shp;
+        pc->color2 = col2;
+        pc->shape2 = shp2;
+        pc->x_mm = cx[k];
+        pc->y_mm = cy[k];
+        pc->hue = (float)hue;
+        pc->sat = (float)sat;
+        pc->color_conf = pcol[col];
+        pc->shape_conf = ps[shp];
+        /* the classifier's own probability that both are right, times how
+         * sure the side test was that this is a top and not a side face
+         * (sim seed 900034: a side taken for a top on a near tie) */
+        pc->conf = b->ptop * ps[shp] * pcol[col];
+        vis__qw_remember(q, pc, all);
+    }
+    return 0;
 }
 
 int vis_qwirkle_read(vis_qwirkle *q, const vis_image *top, const vis_view *vw, vis_reading *out,
@@ -766,88 +834,8 @@ int vis_qwirkle_read(vis_qwirkle *q, const vis_image *top, const vis_view *vw, v
         }
     }
 
-    /* Read each cube: its patch on the plane of the top faces, classified
-     * (vision/classify.h) with every cube of the frame in one pass. */
-    {
-        int idx[VIS_MAX_PIECES], n = 0;
-        double cx[VIS_MAX_PIECES], cy[VIS_MAX_PIECES];
-        for (int i = 0; i < nb && n < VIS_MAX_PIECES; i++) {
-            const vis__qw_blob *b = &bl[i];
-            double cu, cv;
-            if (!b->cand || b->fake)
-                continue;
-            cu = (b->ku + 0.5) * pitch + phu;
-            cv = (b->kv + 0.5) * pitch + phv;
-            cx[n] = cu * ca - cv * sa;
-            cy[n] = cu * sa + cv * ca;
-            if (cx[n] < 0 || cy[n] < 0 || cx[n] > vw->mat_w || cy[n] > vw->mat_h ||
-                vis__qw_in_marker(vw, cx[n], cy[n]))
-                continue;
-            idx[n++] = i;
-        }
-        if (n > 0 && (rc = vis__qw_read_patches(q, top, vw, bl, idx, n, angle, err)) != 0)
-            return rc;
-        for (int k = 0; k < n; k++) {
-            const vis__qw_blob *b = &bl[idx[k]];
-            const float *ps = q->probs + (size_t)k * 12, *pcol = ps + 6;
-            double hue, sat, val, all[6];
-            int shp = 0, shp2 = -1, col = 0, col2 = -1;
-            vis_piece *pc;
-            for (int v = 1; v < 6; v++) {
-                if (ps[v] > ps[shp])
-                    shp = v;
-                if (pcol[v] > pcol[col])
-                    col = v;
-            }
-            for (int v = 0; v < 6; v++) {
-                if (v != shp && (shp2 < 0 || ps[v] > ps[shp2]))
-                    shp2 = v;
-                if (v != col && (col2 < 0 || pcol[v] > pcol[col2]))
-                    col2 = v;
-                all[v] = ps[v];
-            }
-            vis__qw_hsv(b->sb / b->sw, b->sg / b->sw, b->sr / b->sw, &hue, &sat, &val);
-            if (q->learnt) {
-                /* the colours learnt from this set under this light
-                 * (calibrate colors) name the colour; the classifier's
-                 * probability of that colour says how sure it is, so a
-                 * cube the two disagree on is read unsurely */
-                double d1 = 1e9, d2 = 1e9;
-                col = col2 = -1;
-                for (int v = 0; v < 6; v++) {
-                    double d = vis__qw_hue_dist(hue, q->prof.hue[v]);
-                    if (d < d1) {
-                        d2 = d1;
-                        col2 = col;
-                        d1 = d;
-                        col = v;
-                    } else if (d < d2) {
-                        d2 = d;
-                        col2 = v;
-                    }
-                }
-            }
-            memcpy(pscore[out->npieces], all, sizeof all);
-            pc = &out->pieces[out->npieces++];
-            pc->gx = b->ku;
-            pc->gy = b->kv;
-            pc->color = col;
-            pc->shape = shp;
-            pc->color2 = col2;
-            pc->shape2 = shp2;
-            pc->x_mm = cx[k];
-            pc->y_mm = cy[k];
-            pc->hue = (float)hue;
-            pc->sat = (float)sat;
-            pc->color_conf = pcol[col];
-            pc->shape_conf = ps[shp];
-            /* the classifier's own probability that both are right, times
-             * how sure the side test was that this is a top and not a side
-             * face (sim seed 900034: a side taken for a top on a near tie) */
-            pc->conf = b->ptop * ps[shp] * pcol[col];
-            vis__qw_remember(q, pc, all);
-        }
-    }
+    if ((rc = vis__qw_read_cubes(q, top, vw, bl, nb, angle, out, pscore, err)) != 0)
+        return rc;
     q->nmem = vis__forget(q->mem, q->nmem, sizeof *q->mem, q->hand);
     /* the lines of the board break the near ties they can (vis__qw_lines);
      * the memory has kept each frame's own call */

@@ -108,10 +108,9 @@ struct vis_qwirkle {
     vis__qw_mem mem[QW__NMEM];
     bool hand; /* the last survey saw a hand over the play area */
     double last_blur; /* the blur the last reading fitted, mm (0: none yet) */
-    /* the learned stage: the model, the patches of one frame, their
-     * probabilities (shape then colour, 12 a cube) */
+    /* the learned stage: the model, and one frame's probabilities (shape
+     * then colour, 12 a cube) */
     vis_classifier *model;
-    vis_image *pimg[VIS_MAX_PIECES];
     float probs[VIS_MAX_PIECES * 12];
 };
 
