@@ -111,15 +111,24 @@ void sim_options_default(sim_options *o)
     o->hands = true;
 }
 
+/* The set-ups' names, SIM_SETUP_MIXED first. */
+static const char *const sim__setup_names[] = {"mixed", "any", "good"};
+
 bool sim_setup_from_name(const char *name, int *setup)
 {
-    static const char *const names[] = {"mixed", "any", "good"};
     for (int i = 0; i < 3; i++)
-        if (name && strcmp(name, names[i]) == 0) {
-            *setup = i - 1;
+        if (name && strcmp(name, sim__setup_names[i]) == 0) {
+            *setup = i + SIM_SETUP_MIXED;
             return true;
         }
     return false;
+}
+
+const char *sim_setup_name(int setup)
+{
+    return setup >= SIM_SETUP_MIXED && setup <= SIM_SETUP_GOOD
+               ? sim__setup_names[setup - SIM_SETUP_MIXED]
+               : NULL;
 }
 
 static const sim__driver *sim__driver_for(const char *game)
@@ -730,7 +739,7 @@ static cJSON *sim__truth(sim_stream *s, double t, const sim__obj *objs, int n, b
         double pc[3] = {cam->C.x, cam->C.y, cam->C.z};
         cJSON_AddNumberToObject(x, "width", cam->width);
         cJSON_AddNumberToObject(x, "height", cam->height);
-        cJSON_AddStringToObject(x, "setup", s->setup == SIM_SETUP_GOOD ? "good" : "any");
+        cJSON_AddStringToObject(x, "setup", sim_setup_name(s->setup));
         cJSON_AddNumberToObject(x, "height_mm", sim__round(cam->elev, 0.001));
         cJSON_AddNumberToObject(x, "tilt_deg", sim__round(cam->tilt_deg, 0.001));
         cJSON_AddNumberToObject(x, "yaw_deg", sim__round(cam->yaw_deg, 0.001));

@@ -67,6 +67,9 @@ enum { SIM_SETUP_MIXED = -1, SIM_SETUP_ANY = 0, SIM_SETUP_GOOD = 1 };
 /* "mixed", "any" or "good" -> SIM_SETUP_*; false for any other name. */
 bool sim_setup_from_name(const char *name, int *setup);
 
+/* SIM_SETUP_* -> its name ("mixed", "any", "good"); NULL when out of range. */
+const char *sim_setup_name(int setup);
+
 /* How many designs of game's set sim can draw (0: one look only). */
 int sim_designs(const char *game);
 

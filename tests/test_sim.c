@@ -269,6 +269,9 @@ static void test_setups(void **state)
         assert_true(sim_setup_from_name("any", &v) && v == SIM_SETUP_ANY);
         assert_true(sim_setup_from_name("mixed", &v) && v == SIM_SETUP_MIXED);
         assert_false(sim_setup_from_name("best", &v));
+        for (int k = SIM_SETUP_MIXED; k <= SIM_SETUP_GOOD; k++)
+            assert_true(sim_setup_from_name(sim_setup_name(k), &v) && v == k);
+        assert_null(sim_setup_name(2));
     }
 }
 
