@@ -10,7 +10,7 @@
  *
  *   bench_recognize [FRAMES] [WIDTH HEIGHT] [--clean] [--dump DIR]
  *                   [--cache DIR] [--seed N] [--model PATH]
- *                   [--designs all|D,D,...] [--setup mixed|any|good] [-v]
+ *                   [--designs all|D,D,...] [--setup mixed|any|good] [--enrol] [-v]
  *
  * By default the reader uses models/qwirkle-held.onnx, the model `make
  * models` trains without some designs (its manifest's trained_on), and
@@ -18,7 +18,11 @@
  * the (s mod n)-th), with the users' mix of camera set-ups: the figures
  * are for cubes the model has never seen.  --model reads with another
  * model (the designs it left out, or all when it saw them all); --designs
- * draws the streams from those designs instead.
+ * draws the streams from those designs instead.  --enrol reads each
+ * design's frames with that set enrolled (FORMATS.md 7) from six photos
+ * the simulator renders of it (sim_options.enrol; seeds of their own,
+ * another camera and light than any frame's), as `tablecam calibrate
+ * pieces` would: run with and without to see the gain.
  *
  * --dump writes every missed frame and its rectified view as PNG; --cache
  * keeps the frames the bench uses in DIR (rendered on the first run, read
@@ -44,6 +48,81 @@
 
 #define SEED0 900000
 #define MAX_DESIGNS 64
+/* the enrolment photos' seed: ENROL_SEED0 + 100 design (one camera and
+ * light for the six photos); a photo the reader refuses (a cube not
+ * found) is taken again, as `calibrate pieces` asks a user to, with the
+ * camera moved (seed + take), up to ENROL_TAKES times */
+#define ENROL_SEED0 700000
+#define ENROL_TAKES 3
+
+/* Enrols design d's set with model from the simulator's six photos, as
+ * `calibrate pieces` does; *json receives the finished set. */
+static int enrol_design(const char *model, int d, int width, int height, char **json,
+                        int *retakes, base_err *e)
+{
+    ref_reader_config cfg = {"qwirkle", NULL, NULL, 0};
+    ref_reader *rd = NULL;
+    vis_pieceset *set = NULL;
+    int rc = ref_reader_new(&cfg, &rd, e);
+    if (rc == 0)
+        rc = ref_reader_use_model(rd, model, e);
+    if (rc == 0)
+        rc = ref_reader_enrol_begin(rd, &set, e);
+    for (int k = 0, take = 0; rc == 0 && k < ref_reader_enrol_images("qwirkle"); k++, take = 0) {
+    again:;
+        sim_options o;
+        sim_stream *s = NULL;
+        vis_image *img = NULL;
+        char *tj = NULL;
+        sim_options_default(&o);
+        o.width = width;
+        o.height = height;
+        o.design = d;
+        o.setup = SIM_SETUP_GOOD; /* a user enrolling follows the README */
+        o.enrol = k;
+        o.max_frames = 1;
+        rc = sim_stream_new("qwirkle",
+                            ENROL_SEED0 + 100 * (uint64_t)d + (uint64_t)take,
+                            &o, &s, e);
+        if (rc == 0)
+            rc = sim_stream_next(s, &img, &tj, e);
+        if (rc == 0 && (rc = ref_reader_enrol(rd, img, k, set, e)) != 0)
+            base_err_prefix(e, "photo %d (%s): ", k + 1, ref_reader_enrol_what("qwirkle", k));
+        vis_image_free(img);
+        free(tj);
+        sim_stream_free(s);
+        if ((rc == BASE_ENOTFOUND || rc == BASE_EINVAL) && ++take < ENROL_TAKES) {
+            printf("design %d: %s; taken again\n", d, e->msg);
+            (*retakes)++;
+            rc = 0;
+            goto again;
+        }
+    }
+    if (rc == 0)
+        rc = vis_pieceset_finish(set, e);
+    if (rc == 0) {
+        rc = vis_pieceset_to_json(set, "qwirkle", json, e);
+        printf("design %d enrolled: weight %.3g for shapes, %.3g for colours\n", d,
+               vis_pieceset_weight(set, 0), vis_pieceset_weight(set, 1));
+    }
+    vis_pieceset_free(set);
+    ref_reader_free(rd);
+    return rc;
+}
+
+/* A fresh reader with model and, when json is not NULL, that set. */
+static int new_reader(const char *model, const char *json, ref_reader **out, base_err *e)
+{
+    ref_reader_config cfg = {"qwirkle", NULL, NULL, 0};
+    vis_pieceset *set = NULL;
+    int rc = ref_reader_new(&cfg, out, e);
+    if (rc == 0)
+        rc = ref_reader_use_model(*out, model, e);
+    if (rc == 0 && json && (rc = vis_pieceset_from_json(json, &set, NULL, 0, e)) == 0 &&
+        (rc = ref_reader_use_pieces(*out, set, e)) != 0)
+        vis_pieceset_free(set);
+    return rc;
+}
 
 /* CPU seconds of the whole process (all threads). */
 static double proc_cpu(void) { return (double)clock() / CLOCKS_PER_SEC; }
@@ -212,7 +291,9 @@ int main(int argc, char **argv)
      * (a guess: what the referee must never be given) */
     int covered = 0, covered_ok = 0, covered_exact = 0;
     unsigned long long seed0 = SEED0;
-    bool clean = false, verbose = false, cache_write = false, seed_given = false;
+    bool clean = false, verbose = false, cache_write = false, seed_given = false, enrol = false;
+    char *enrolled[MAX_DESIGNS] = {NULL};
+    int enrol_failed = 0, retakes = 0;
     const char *dump = NULL, *cache = NULL, *designs_s = NULL;
     const char *model = TABLECAM_SOURCE_DIR "/models/qwirkle-held.onnx";
     int designs[MAX_DESIGNS], ndesigns = 0, setup = SIM_SETUP_MIXED;
@@ -258,6 +339,8 @@ int main(int argc, char **argv)
                 return 2;
             }
         }
+        else if (strcmp(argv[i], "--enrol") == 0)
+            enrol = true;
         else if (strcmp(argv[i], "-v") == 0)
             verbose = true;
         else if (atoi(argv[i]) > 0 && npos < 3)
@@ -291,6 +374,13 @@ int main(int argc, char **argv)
     if (ndesigns == 0)
         for (int d = 0; d < sim_designs("qwirkle"); d++)
             designs[ndesigns++] = d;
+    for (int i = 0; enrol && i < ndesigns; i++)
+        if (enrol_design(model, designs[i], width, height, &enrolled[designs[i]], &retakes,
+                         &e) != 0) {
+            /* a set that cannot be enrolled is read without: counted */
+            printf("design %d: enrolment failed: %s\n", designs[i], e.msg);
+            enrol_failed++;
+        }
     if (cache) {
         char path[600], what[512] = "", had[512] = "";
         FILE *f;
@@ -362,7 +452,8 @@ int main(int argc, char **argv)
         /* Each seed: a fresh camera and board; read every frame, compare
          * the stable ones (and check hands on the others). */
         ref_reader_free(rd);
-        if (ref_reader_new(&cfg, &rd, &e) != 0 || ref_reader_use_model(rd, model, &e) != 0) {
+        rd = NULL;
+        if (new_reader(model, enrolled[o.design], &rd, &e) != 0) {
             fprintf(stderr, "bench_recognize: %s\n", e.msg);
             return 1;
         }
@@ -500,7 +591,12 @@ int main(int argc, char **argv)
     printf("designs drawn:");
     for (int i = 0; i < ndesigns; i++)
         printf(" %d", designs[i]);
-    printf("; camera set-ups %s\n", sim_setup_name(setup));
+    printf("; camera set-ups %s", sim_setup_name(setup));
+    if (enrol)
+        printf("; each design's set enrolled (%d of %d enrolments failed, %d photos taken "
+               "again)",
+               enrol_failed, ndesigns, retakes);
+    printf("\n");
     printf("pieces: precision %.4f recall %.4f (tp %d, fp %d, fn %d)\n",
            c.tp + c.fp ? (double)c.tp / (c.tp + c.fp) : 0, c.tp + c.fn ? (double)c.tp / (c.tp + c.fn) : 0,
            c.tp, c.fp, c.fn);
@@ -570,6 +666,8 @@ int main(int argc, char **argv)
         }
     }
     ref_reader_free(rd);
+    for (int d = 0; d < MAX_DESIGNS; d++)
+        free(enrolled[d]);
     free(reading);
     free(truth);
     return 0;

@@ -111,6 +111,7 @@ int cal_rectify(const vis_image *img, const cal_mat_fit *fit, cal_mat m,
  * errors name the key that is wrong. */
 #define CAL_KIND_COLORS "colors"
 #define CAL_KIND_CAMERA "camera"
+#define CAL_KIND_PIECES "pieces" /* an enrolled set: vision/pieceset.h */
 
 int cal_colors_to_json(const vis_qwirkle_profile *p, char **json, base_err *err);
 int cal_colors_from_json(const char *json, vis_qwirkle_profile *out, base_err *err);

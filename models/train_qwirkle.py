@@ -53,6 +53,9 @@ def block(cin, cout):
                          nn.ReLU())
 
 
+FEATURE_NODE = "/Relu"
+
+
 class Net(nn.Module):
     """Four conv blocks, each at half the size of the one before (32, 16, 8
     and 4 pixels: a symbol's outline, its parts, their layout), and two
@@ -212,13 +215,20 @@ def main():
     torch.onnx.export(net, torch.zeros(1, 3, size, size), a.out, opset_version=11,
                       input_names=["patch"], output_names=["logits"],
                       dynamic_axes={"patch": {0: "n"}, "logits": {0: "n"}})
-    digest = hashlib.sha256(open(a.out, "rb").read()).hexdigest()
+    data = open(a.out, "rb").read()
+    digest = hashlib.sha256(data).hexdigest()
+    # the embedding the heads read, relu(f1(x)): what an enrolled set's
+    # prototypes are kept in (vision/pieceset.h); torch 1.13 names the
+    # ONNX node after its place in forward()
+    if FEATURE_NODE.encode() not in data:
+        sys.exit("train_qwirkle: the exported graph has no node %s" % FEATURE_NODE)
     manifest = {
         "input": {"size": size, "channels": 3,
                   "mean": [round(float(v), 6) for v in mean.flatten()],
                   "std": [round(float(v), 6) for v in std.flatten()]},
         "heads": [{"name": "shape", "values": SHAPES}, {"name": "color", "values": COLORS}],
         "sha256": digest,
+        "features": {"node": FEATURE_NODE, "size": 64},
         "trained_on": {"designs": sorted(set(int(v) for v in y[~test, 2])),
                        "patches": int(len(xtr)), "data": [m for m in meta],
                        "epochs": a.epochs, "seed": a.seed, "width": a.width,

@@ -40,6 +40,7 @@ struct ref_reader {
     bool fixed_ppm;
     bool has_axes;     /* axes_deg holds the grid's axes of the first reading */
     double axes_deg;
+    vis_pieceset *pieces; /* the enrolled set in use (owned), or NULL */
 };
 
 /* Each game's limits: below min_ppm px/mm at the board (the camera's own),
@@ -172,6 +173,7 @@ void ref_reader_free(ref_reader *r)
         return;
     vis_aruco_free(r->det);
     vis_qwirkle_free(r->qw);
+    vis_pieceset_free(r->pieces);
     vis_cards_free(r->cards);
     free(r->vr);
     free(r->cr);
@@ -674,7 +676,87 @@ void ref_reader_set_profile(ref_reader *r, const vis_qwirkle_profile *profile)
 
 int ref_reader_use_model(ref_reader *r, const char *onnx_path, base_err *err)
 {
+    int rc;
     if (!r || ref__is_cards(r))
         return base_err_set(err, BASE_EUNSUPPORTED, "only the qwirkle reader takes a model");
-    return vis_qwirkle_use_model(r->qw, onnx_path, err);
+    if ((rc = vis_qwirkle_use_model(r->qw, onnx_path, err)) == 0) {
+        /* the set was enrolled with the old model's features */
+        vis_pieceset_free(r->pieces);
+        r->pieces = NULL;
+    }
+    return rc;
+}
+
+/* ---- enrolled sets ---- */
+
+int ref_reader_enrol_images(const char *game)
+{
+    return game && strcmp(game, "qwirkle") == 0 ? 6 : 0;
+}
+
+const char *ref_reader_enrol_what(const char *game, int image)
+{
+    static const char *const shapes[6] = {"circles", "squares", "diamonds",
+                                          "clovers", "star4s",  "star8s"};
+    if (image < 0 || image >= ref_reader_enrol_images(game))
+        return NULL;
+    return shapes[image];
+}
+
+int ref_reader_enrol_begin(ref_reader *r, vis_pieceset **out, base_err *err)
+{
+    if (!r || !out)
+        return base_err_set(err, BASE_EINVAL, "ref_reader_enrol_begin: NULL argument");
+    if (ref_reader_enrol_images(r->game) == 0)
+        return base_err_set(err, BASE_EUNSUPPORTED,
+                            "enrolling a set is built for qwirkle only (the %s reader has no "
+                            "learned stage yet)",
+                            r->game);
+    return vis_pieceset_new(vis_qwirkle_model(r->qw), out, err);
+}
+
+int ref_reader_enrol(ref_reader *r, const vis_image *frame, int image, vis_pieceset *set,
+                     base_err *err)
+{
+    vis_image *top = NULL;
+    vis_view view;
+    ref_reading *rd;
+    int rc;
+    if (!r || !frame || !set)
+        return base_err_set(err, BASE_EINVAL, "ref_reader_enrol: NULL argument");
+    if (image < 0 || image >= ref_reader_enrol_images(r->game))
+        return base_err_set(err, BASE_EINVAL, "ref_reader_enrol: photo %d of a %s set", image,
+                            r->game);
+    if (!(rd = malloc(sizeof *rd)))
+        return base_err_set(err, BASE_ENOMEM, "out of memory");
+    rc = ref__prepare(r, frame, rd, &top, &view, err);
+    free(rd);
+    if (rc != 0)
+        return rc;
+    if (!top)
+        return base_err_set(err, BASE_ENOTFOUND, "the photo of the %s shows no cubes",
+                            ref_reader_enrol_what(r->game, image));
+    rc = vis_qwirkle_enrol(r->qw, top, &view, image, set, err);
+    vis_image_free(top);
+    /* the next photo is a scene of its own: find the mat afresh */
+    r->has_fit = false;
+    r->has_axes = false;
+    return rc;
+}
+
+int ref_reader_use_pieces(ref_reader *r, vis_pieceset *set, base_err *err)
+{
+    int rc;
+    if (!r)
+        return base_err_set(err, BASE_EINVAL, "ref_reader_use_pieces: NULL reader");
+    if (set && ref_reader_enrol_images(r->game) == 0)
+        return base_err_set(err, BASE_EUNSUPPORTED,
+                            "enrolled sets are built for qwirkle only (the %s reader has no "
+                            "learned stage yet)",
+                            r->game);
+    if (!ref__is_cards(r) && (rc = vis_qwirkle_use_pieces(r->qw, set, err)) != 0)
+        return rc;
+    vis_pieceset_free(r->pieces);
+    r->pieces = set;
+    return 0;
 }

@@ -271,6 +271,31 @@ void ref_reader_set_profile(ref_reader *r, const vis_qwirkle_profile *profile);
  * games. */
 int ref_reader_use_model(ref_reader *r, const char *onnx_path, base_err *err);
 
+/* Enrolling one physical set (FORMATS.md 7, vision/pieceset.h).  The
+ * number of photos an enrolment of game takes (qwirkle 6; 0: the game's
+ * reader has no learned stage to enrol into yet), and what photo image
+ * shows ("circles"; NULL out of range). */
+int ref_reader_enrol_images(const char *game);
+const char *ref_reader_enrol_what(const char *game, int image);
+
+/* An empty set for the reader's model; BASE_EUNSUPPORTED for a game
+ * without enrolment. */
+int ref_reader_enrol_begin(ref_reader *r, vis_pieceset **out, base_err *err);
+
+/* Adds enrolment photo image (0-based, in FORMATS.md 7's order) taken
+ * with this camera to set; vis_pieceset_finish after the last.  Errors
+ * as ref_reader_read's and vis_qwirkle_enrol's: err names what is wrong
+ * with the photo.  Each photo is a scene of its own (the mat is found
+ * afresh). */
+int ref_reader_enrol(ref_reader *r, const vis_image *frame, int image, vis_pieceset *set,
+                     base_err *err);
+
+/* Reads the pieces with the finished set from the next frame on, and
+ * takes ownership of it (NULL: back to the built-in knowledge alone).  On
+ * error (BASE_EINVAL: enrolled with another model; BASE_EUNSUPPORTED: a
+ * game without enrolment) the set stays the caller's. */
+int ref_reader_use_pieces(ref_reader *r, vis_pieceset *set, base_err *err);
+
 /* Learns the colours from a frame showing cubes of all six colours (one of
  * each in a row is enough) and uses them from then on; *profile receives
  * them (calib's cal_colors_to_json stores them).  BASE_ENOTFOUND (err says

@@ -448,6 +448,26 @@ static int sim__qw_held(void *state, int player, rules_piece *out, int cap)
     return n;
 }
 
+/* Enrolment (FORMATS.md 7): photo `image` shows the six cubes of shape
+ * `image` (circle square diamond clover star4 star8), red to purple from
+ * left to right as read from the mat's top edge (x toward marker 1), in
+ * one row of touching cubes, the way a line lies on the board. */
+static int sim__qw_enrol(int image, rules_piece *out, int cap)
+{
+    int n = 0;
+    if (image < 0 || image >= RULES_NSHAPES || cap < 0)
+        return BASE_EINVAL;
+    for (int c = RULES_RED; c <= RULES_PURPLE && n < cap; c++, n++) {
+        memset(&out[n], 0, sizeof out[n]);
+        out[n].x = (int16_t)(c - RULES_RED - 3); /* -3 .. 2 */
+        out[n].y = 0;
+        out[n].a = (uint8_t)c;
+        out[n].b = (uint8_t)image;
+        out[n].owner = -1;
+    }
+    return n;
+}
+
 const sim__driver sim__qwirkle_driver = {
     .game = "qwirkle",
     .kind = &sim__qw_kind,
@@ -460,4 +480,6 @@ const sim__driver sim__qwirkle_driver = {
     .held = sim__qw_held,
     .ndesigns = QW_NDESIGNS,
     .set_design = sim__qw_set_design,
+    .nenrol = RULES_NSHAPES,
+    .enrol = sim__qw_enrol,
 };

@@ -109,6 +109,7 @@ void sim_options_default(sim_options *o)
     o->mat_h = 500;
     o->mat_s = 40;
     o->hands = true;
+    o->enrol = -1;
 }
 
 /* The set-ups' names, SIM_SETUP_MIXED first. */
@@ -144,6 +145,12 @@ int sim_designs(const char *game)
 {
     const sim__driver *d = sim__driver_for(game);
     return d ? d->ndesigns : 0;
+}
+
+int sim_enrol_images(const char *game)
+{
+    const sim__driver *d = sim__driver_for(game);
+    return d && d->enrol ? d->nenrol : 0;
 }
 
 bool sim_game_supported(const char *game)
@@ -685,6 +692,8 @@ static cJSON *sim__truth(sim_stream *s, double t, const sim__obj *objs, int n, b
     cJSON_AddBoolToObject(o, "hand_in_view", hand_in_view);
     if (s->drv->ndesigns > 0)
         cJSON_AddNumberToObject(o, "design", s->design);
+    if (s->o.enrol >= 0)
+        cJSON_AddNumberToObject(o, "enrol", s->o.enrol);
     if (s->hand_now) {
         /* where the hand is (in view or not): the point under its fingers
          * that carries a piece, and the height of the hand */
@@ -849,6 +858,15 @@ static int sim__check_options(const sim__driver *d, const sim_options *o, base_e
     if (!(o->illegal >= 0 && o->illegal <= 1))
         return base_err_set(err, BASE_EINVAL, "sim: illegal probability %g is outside 0..1",
                             o->illegal);
+    if (o->enrol >= 0 && (d->nenrol <= 0 || !d->enrol))
+        return base_err_set(err, BASE_EUNSUPPORTED,
+                            "sim: enrol %d: the %s set has no enrolment layout yet", o->enrol,
+                            d->game);
+    if (o->enrol < -1 || o->enrol >= d->nenrol)
+        return base_err_set(err, BASE_EINVAL,
+                            "sim: enrol %d is outside -1..%d (-1: a match, else a photo of "
+                            "the %s enrolment)",
+                            o->enrol, d->nenrol - 1, d->game);
     if (!(o->mat_s >= 10 && o->mat_w >= 4 * o->mat_s && o->mat_h >= 4 * o->mat_s &&
           o->mat_w <= 3000 && o->mat_h <= 3000))
         return base_err_set(err, BASE_EINVAL,
@@ -912,6 +930,37 @@ static void sim__distractors(sim_stream *s, sim__rng *r)
             continue;
         s->ndistract++;
     }
+}
+
+/* An enrolment photo: the layout of photo s->o.enrol laid on the board
+ * grid as a match's pieces are (offset, turn, jitter, decorated faces),
+ * and nothing else: the user clears the table of the game before taking
+ * the photos, so neither a start position nor the open hands lie beside
+ * the mat. */
+static int sim__enrol_layout(sim_stream *s, base_err *err)
+{
+    rules_piece lay[RULES_MAX_MOVE_PIECES];
+    int n = s->drv->enrol(s->o.enrol, lay, RULES_MAX_MOVE_PIECES), rc;
+    if (n < 0)
+        return base_err_set(err, n, "sim: no layout for %s enrolment photo %d", s->game,
+                            s->o.enrol);
+    for (int i = 0; i < n; i++) {
+        sim__placed p;
+        /* A photo that does not fit the mat cannot be taken: refuse it
+         * rather than lay a cube over a marker. */
+        if (!sim__fits(s, lay[i].x, lay[i].y))
+            return base_err_set(err, BASE_EINVAL,
+                                "sim: %s enrolment photo %d does not fit on the mat %gx%g:%g "
+                                "(cell %d,%d is outside the play area)",
+                                s->game, s->o.enrol, s->mat.w, s->mat.h, s->mat.s, lay[i].x,
+                                lay[i].y);
+        sim__make_piece(s, &lay[i], false, &p);
+        if ((rc = sim__table_add(s, &p)) != 0)
+            return base_err_set(err, rc, "sim: out of memory");
+    }
+    /* No plan: nothing moves, no hand comes. */
+    s->nkeys = s->nevents = s->next_event = 0;
+    return 0;
 }
 
 static void sim__seats(sim_stream *s, sim__rng *r)
@@ -1043,6 +1092,15 @@ int sim_stream_new(const char *game, uint64_t seed, const sim_options *opt, sim_
         sim_stream_free(s);
         return rc;
     }
+    if (opt->enrol >= 0) {
+        rc = sim__enrol_layout(s, err);
+        if (rc) {
+            sim_stream_free(s);
+            return rc;
+        }
+        *out = s;
+        return 0;
+    }
     /* What the match starts with on the table (the cards' start card). */
     {
         rules_piece start[RULES_MAX_MOVE_PIECES];
@@ -1074,6 +1132,8 @@ static int sim__advance(sim_stream *s, double t, base_err *err)
 
     if (s->finished || (s->o.max_frames > 0 && s->frame >= s->o.max_frames))
         return BASE_EEOF;
+    if (s->o.enrol >= 0) /* a still photo: no events, no plans */
+        return 0;
     if ((rc = sim__run_events(s, t)) != 0)
         return base_err_set(err, rc, "sim: the game went wrong at frame %d", s->frame);
     while (t >= s->plan_end - 1e-9) {

@@ -10,7 +10,8 @@
  * a truth line (docs/sim.md): the position it shows, whether it is stable,
  * the camera pose, the lighting, the board origin, the visible markers and
  * the move just made.  It is how vision is tested before a real camera
- * exists, and the camera of `make demo`.
+ * exists, and the camera of `make demo`.  It also renders the still photos
+ * of a set's enrolment (sim_options.enrol, FORMATS.md 7).
  *
  * Everything follows from the seed: the same game, seed and options give
  * the same frames and truth, byte for byte (own PRNG, no clock, no global
@@ -56,6 +57,14 @@ typedef struct sim_options {
      * the rest, drawn from its own seed stream: what models and benches
      * train and measure on). */
     int setup;
+    /* -1 (default): a match is played.  k >= 0: the stream shows photo k
+     * of an enrolment of the set (FORMATS.md 7; 0 to sim_enrol_images(game)
+     * - 1): the table holds only that photo's layout, no start position and
+     * no open hands beside the mat, and the frames are still (no hands, no
+     * moves; max_moves is not used) until max_frames, or without end when
+     * it is 0, as a camera on a tripod would go on.  Camera, look, design,
+     * set-up and distractors are those of a match of the same seed. */
+    int enrol;
 } sim_options;
 
 enum { SIM_SETUP_MIXED = -1, SIM_SETUP_ANY = 0, SIM_SETUP_GOOD = 1 };
@@ -72,6 +81,11 @@ const char *sim_setup_name(int setup);
 
 /* How many designs of game's set sim can draw (0: one look only). */
 int sim_designs(const char *game);
+
+/* How many photos an enrolment of game's set takes (FORMATS.md 7: 6 for
+ * qwirkle, one per shape), that sim_options.enrol can render; 0 when sim
+ * has no enrolment layout for game (or does not know it). */
+int sim_enrol_images(const char *game);
 
 void sim_options_default(sim_options *o);
 

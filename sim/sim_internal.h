@@ -248,6 +248,13 @@ typedef struct sim__driver {
      * that picks one, before the first piece is decorated. */
     int ndesigns;
     void (*set_design)(void *state, int design);
+    /* The photos of an enrolment of the set (FORMATS.md 7; 0: sim has no
+     * layout for it, enrol is NULL) and the layout of photo `image`: its
+     * pieces with their grid cells (x toward marker 1, y toward marker 3:
+     * read from the mat's top edge, rows top to bottom, left to right).
+     * Returns the count (at most cap), or a negative error. */
+    int nenrol;
+    int (*enrol)(int image, rules_piece *out, int cap);
 } sim__driver;
 
 /* play.c: an illegal one-piece placement for player: a piece of held[]

@@ -175,6 +175,59 @@ static void test_same_seed_same_bytes(void **state)
     frames_free(&b);
 }
 
+/* FNV-1a, 64 bits, over the truth lines of a stream (each followed by a
+ * newline, as in truth.jsonl). */
+static uint64_t truth_hash(const frames *f)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (int i = 0; i < f->n; i++)
+        for (const char *c = f->truth[i];; c++) {
+            h = (h ^ (unsigned char)(*c ? *c : '\n')) * 0x100000001b3ull;
+            if (!*c)
+                break;
+        }
+    return h;
+}
+
+/* Ordinary streams stay what they were: truth lines recorded from the code
+ * before enrolment streams existed (every seed stream shows in them: the
+ * scene and camera, the look, the deal, the moves and their jitter, the
+ * drawn design and set-up, the per-frame white balance and shake).  A
+ * change here means every recorded data set and bench moves. */
+static void test_ordinary_streams_unchanged(void **state)
+{
+    static const struct {
+        const char *game;
+        uint64_t seed;
+        uint64_t hash;
+    } want[] = {
+        {"qwirkle", 7, 0x15bbf5d4c3efa158ull},
+        {"cards", 7, 0xd3d71da8a34cc04full},
+    };
+    (void)state;
+    for (int g = 0; g < 2; g++) {
+        sim_options o = small(160, 120);
+        frames f;
+        uint64_t h;
+        o.max_frames = 45;
+        o.fps = 1; /* slow: several moves, legal and not, in 45 frames */
+        o.illegal = 0.3;
+        o.setup = SIM_SETUP_MIXED;
+        if (strcmp(want[g].game, "qwirkle") == 0)
+            o.design = -1;
+        else
+            o.mat_w = 700;
+        frames_run(want[g].game, want[g].seed, &o, &f);
+        assert_int_equal(f.n, 45);
+        h = truth_hash(&f);
+        if (h != want[g].hash)
+            fail_msg("%s seed %llu: truth hash 0x%016llxull, recorded 0x%016llxull; frame 0: %s",
+                     want[g].game, (unsigned long long)want[g].seed, (unsigned long long)h,
+                     (unsigned long long)want[g].hash, f.truth[0]);
+        frames_free(&f);
+    }
+}
+
 /* Skipping frames draws nothing, yet the frame after them is the frame the
  * stream would have rendered there, picture and truth, byte for byte; and
  * the skip stops at the stream's end as sim_stream_next does. */
@@ -758,6 +811,185 @@ static void test_stream_ends(void **state)
     sim_stream_free(NULL);
 }
 
+/* The cJSON object `key` of truth line `line`, printed: two lines agree
+ * on it when the strings are equal. */
+static char *truth_part(const char *line, const char *key)
+{
+    cJSON *t = cJSON_Parse(line);
+    char *out;
+    assert_non_null(t);
+    out = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(t, key));
+    assert_non_null(out);
+    cJSON_Delete(t);
+    return out;
+}
+
+/* Enrolment photos (FORMATS.md 7): photo k shows the six cubes of shape k,
+ * red to purple from left to right, and nothing moves; the camera, look
+ * and board are those of a match of the same seed; the range is checked
+ * and a set without a layout is refused. */
+static void test_enrol_photos(void **state)
+{
+    (void)state;
+    sim_options o = small(320, 240);
+    sim_stream *s = NULL;
+    base_err err = {0};
+    frames m;
+    assert_int_equal(sim_enrol_images("qwirkle"), RULES_NSHAPES);
+    assert_int_equal(sim_enrol_images("cards"), 0);
+    assert_int_equal(sim_enrol_images("chess"), 0);
+    assert_int_equal(sim_enrol_images(NULL), 0);
+    o.design = 3;
+    o.max_frames = 1;
+    frames_run("qwirkle", 17, &o, &m); /* the match of that seed */
+    for (int k = 0; k < sim_enrol_images("qwirkle"); k++) {
+        frames f;
+        cJSON *t, *pieces, *pl;
+        rules_piece got[RULES_NCOLORS];
+        double mmx[RULES_NCOLORS];
+        char want[24];
+        int n;
+        o.enrol = k;
+        o.max_frames = 2;
+        frames_run("qwirkle", 17, &o, &f);
+        assert_int_equal(f.n, 2);
+        t = cJSON_Parse(f.truth[0]);
+        assert_non_null(t);
+        assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(t, "stable")));
+        assert_false(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(t, "hand_in_view")));
+        assert_null(cJSON_GetObjectItemCaseSensitive(t, "hand"));
+        assert_null(cJSON_GetObjectItemCaseSensitive(t, "move"));
+        assert_int_equal((int)num(t, "enrol"), k);
+        assert_int_equal((int)num(t, "design"), 3);
+        pieces = cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetObjectItemCaseSensitive(t, "position"), "pieces");
+        pl = cJSON_GetObjectItemCaseSensitive(t, "placement");
+        n = cJSON_GetArraySize(pieces);
+        assert_int_equal(n, 6);
+        assert_int_equal(cJSON_GetArraySize(pl), n);
+        for (int i = 0; i < n; i++) {
+            double mm[2];
+            assert_int_equal(
+                rules_piece_from_json("qwirkle", cJSON_GetArrayItem(pieces, i), &got[i], &err), 0);
+            nums(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(pl, i), "mm"), mm, 2);
+            mmx[i] = mm[0];
+            assert_int_equal(got[i].b, k);
+        }
+        /* sorted by x in the table frame (toward marker 1): red..purple */
+        for (int i = 0; i < n; i++)
+            for (int j = i + 1; j < n; j++)
+                if (mmx[j] < mmx[i]) {
+                    double tx = mmx[i];
+                    rules_piece tp = got[i];
+                    mmx[i] = mmx[j];
+                    mmx[j] = tx;
+                    got[i] = got[j];
+                    got[j] = tp;
+                }
+        for (int i = 0; i < n; i++) {
+            assert_int_equal(got[i].a, RULES_RED + i);
+            /* touching neighbours: a cell (about 20 mm) apart, give or take
+             * the jitter and the board's turn */
+            if (i > 0)
+                assert_true(fabs(mmx[i] - mmx[i - 1] - 20) < 3);
+        }
+        snprintf(want, sizeof want, "\"enrol\":%d,", k);
+        assert_non_null(strstr(f.truth[1], want));
+        /* still: the second frame shows the same table */
+        {
+            char *p0 = truth_part(f.truth[0], "placement"), *p1 = truth_part(f.truth[1], "placement");
+            assert_string_equal(p0, p1);
+            free(p0);
+            free(p1);
+        }
+        /* a stream of that seed otherwise */
+        {
+            static const char *keys[] = {"camera", "lighting", "board", "mat", "markers"};
+            for (int i = 0; i < 5; i++) {
+                char *a = truth_part(f.truth[0], keys[i]), *b = truth_part(m.truth[0], keys[i]);
+                assert_string_equal(a, b);
+                free(a);
+                free(b);
+            }
+        }
+        cJSON_Delete(t);
+        frames_free(&f);
+    }
+    frames_free(&m);
+
+    /* a camera on a tripod: max_frames 0 goes on */
+    o.enrol = 0;
+    o.max_frames = 0;
+    assert_int_equal(sim_stream_new("qwirkle", 17, &o, &s, &err), 0);
+    assert_int_equal(sim_stream_skip(s, 500, &err), 0);
+    assert_int_equal(sim_stream_frames(s), 500);
+    sim_stream_free(s);
+
+    /* out of range, a set without a layout, a mat too small for the row */
+    o.enrol = sim_enrol_images("qwirkle");
+    s = (sim_stream *)1;
+    assert_int_equal(sim_stream_new("qwirkle", 1, &o, &s, &err), BASE_EINVAL);
+    assert_null(s);
+    assert_non_null(strstr(err.msg, "enrol"));
+    assert_non_null(strstr(err.msg, "-1..5"));
+    o.enrol = -2;
+    assert_int_equal(sim_stream_new("qwirkle", 1, &o, &s, &err), BASE_EINVAL);
+    assert_non_null(strstr(err.msg, "enrol"));
+    o = small(320, 240);
+    o.enrol = 0;
+    assert_int_equal(sim_stream_new("cards", 1, &o, &s, &err), BASE_EUNSUPPORTED);
+    assert_non_null(strstr(err.msg, "cards"));
+    assert_non_null(strstr(err.msg, "enrol"));
+    o = small(320, 240);
+    o.enrol = 0;
+    o.mat_w = o.mat_h = 200;
+    assert_int_equal(sim_stream_new("qwirkle", 1, &o, &s, &err), BASE_EINVAL);
+    assert_null(s);
+    assert_non_null(strstr(err.msg, "mat"));
+}
+
+/* `tablecam sim --enrol K`: one still frame by default; out of range exits
+ * 2 naming the flag and the range. */
+static void test_command_renders_enrolment(void **state)
+{
+    char *dir = th_tmpdir(), *d1 = th_path(dir, "e");
+    th_run r;
+    (void)state;
+    const char *args[] = {"sim", "--game", "qwirkle", "--seed", "3", "--out", d1, "--enrol",
+                          "5", "--width", "160", "--height", "120", NULL};
+    assert_int_equal(th_tablecam(&r, NULL, args), 0);
+    assert_int_equal(r.status, 0);
+    th_run_free(&r);
+    {
+        char *tp = th_path(d1, "truth.jsonl");
+        size_t len;
+        char *a = th_read_file(tp, &len);
+        assert_non_null(a);
+        assert_int_equal(th_count_lines(a), 1);
+        assert_non_null(strstr(a, "\"enrol\":5,"));
+        assert_non_null(strstr(a, "\"shape\":\"star8\""));
+        assert_null(strstr(a, "\"shape\":\"circle\""));
+        free(a);
+        free(tp);
+    }
+    const char *bad[] = {"sim", "--game", "qwirkle", "--seed", "3", "--out", d1, "--enrol",
+                         "6", NULL};
+    assert_int_equal(th_tablecam(&r, NULL, bad), 0);
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, "--enrol"));
+    assert_non_null(strstr(r.err, "0..5"));
+    th_run_free(&r);
+    const char *cards[] = {"sim", "--game", "cards", "--seed", "3", "--out", d1, "--enrol",
+                           "0", NULL};
+    assert_int_equal(th_tablecam(&r, NULL, cards), 0);
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, "enrolment"));
+    th_run_free(&r);
+    th_rmtree(dir);
+    free(d1);
+    free(dir);
+}
+
 static void test_command_writes_frames_and_truth(void **state)
 {
     char *dir = th_tmpdir(), *d1 = th_path(dir, "a"), *d2 = th_path(dir, "b");
@@ -836,6 +1068,7 @@ int main(void)
         cmocka_unit_test(test_stream_ends),
         cmocka_unit_test(test_same_seed_same_bytes),
         cmocka_unit_test(test_skip_is_rendering_unseen),
+        cmocka_unit_test(test_ordinary_streams_unchanged),
         cmocka_unit_test(test_designs),
         cmocka_unit_test(test_setups),
         cmocka_unit_test(test_truth_replays_with_the_engine),
@@ -843,7 +1076,9 @@ int main(void)
         cmocka_unit_test(test_markers_found_where_the_truth_says),
         cmocka_unit_test(test_pieces_project_where_the_truth_says),
         cmocka_unit_test(test_cards_project_where_the_truth_says),
+        cmocka_unit_test(test_enrol_photos),
         cmocka_unit_test(test_command_writes_frames_and_truth),
+        cmocka_unit_test(test_command_renders_enrolment),
     };
     th_case_filter();
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -10,6 +10,10 @@
  *                    [--lens NAME|FILE] IMAGE
  *       the six colours from a photograph of the mat with cubes of all six
  *       colours on it (one of each in a row is enough);
+ *   calibrate pieces --game G [--name NAME] [--out FILE] [--db FILE]
+ *                    [--mat MAT] [--lens NAME|FILE] [--profile NAME|FILE] IMAGE...
+ *       one physical set from its enrolment photos (FORMATS.md 7; qwirkle:
+ *       six, one per shape), for --pieces of recognize and watch;
  *   calibrate list [--db FILE]
  *       the stored profiles.
  * A new profile is printed as one JSON line, stored in the database under
@@ -192,6 +196,101 @@ done:
     return status;
 }
 
+static int ui__cal_pieces(const ui_command *self, int argc, char **argv)
+{
+    const char *game = NULL, *name = NULL, *out = NULL, *dbpath = "tablecam.db", *mat = NULL;
+    const char *lensname = NULL, *profile = NULL, *pos[UI__CAL_MAX_IMAGES];
+    ui_opt opts[] = {{"--game", UI_OPT_VALUE, &game, NULL},
+                     {"--name", UI_OPT_VALUE, &name, NULL},
+                     {"--out", UI_OPT_VALUE, &out, NULL},
+                     {"--db", UI_OPT_VALUE, &dbpath, NULL},
+                     {"--mat", UI_OPT_VALUE, &mat, NULL},
+                     {"--lens", UI_OPT_VALUE, &lensname, NULL},
+                     {"--profile", UI_OPT_VALUE, &profile, NULL}};
+    int npos, rc, status = UI_EXIT_OK, want;
+    ref_reader_config cfg;
+    ref_reader *rd = NULL;
+    vis_pieceset *set = NULL;
+    vis_qwirkle_profile prof;
+    vis_camera lens;
+    cal_mat m;
+    base_err err;
+    char *json = NULL;
+    if ((rc = ui_parse_args(self, argc, argv, opts, 7, pos, UI__CAL_MAX_IMAGES, &npos)) != 0)
+        return rc;
+    if (!game || npos < 1) {
+        ui_usage(self, stderr);
+        return UI_EXIT_USAGE;
+    }
+    if ((want = ref_reader_enrol_images(game)) == 0)
+        return ui_fail(self, UI_EXIT_USAGE,
+                       "--game %s: enrolling a set is built for qwirkle only", game);
+    if (npos != want) {
+        char order[160] = "";
+        for (int i = 0; i < want; i++) {
+            size_t len = strlen(order);
+            snprintf(order + len, sizeof order - len, "%s%s", i ? " " : "",
+                     ref_reader_enrol_what(game, i));
+        }
+        return ui_fail(self, UI_EXIT_USAGE, "a %s set is enrolled from %d photos (%s), not %d",
+                       game, want, order, npos);
+    }
+    if (mat && cal_mat_parse(mat, &m, &err) != 0)
+        return ui_fail(self, UI_EXIT_USAGE, "--mat: %s", err.msg);
+    memset(&cfg, 0, sizeof cfg);
+    cfg.game = game;
+    cfg.mat = mat;
+    if (lensname) {
+        if (ui_lens_load(lensname, dbpath, &lens, &err) != 0)
+            return ui_fail(self, UI_EXIT_USAGE, "--lens: %s", err.msg);
+        cfg.lens = &lens;
+    }
+    if (profile && ui_colors_load(profile, dbpath, game, &prof, &err) != 0)
+        return ui_fail(self, UI_EXIT_USAGE, "--profile: %s", err.msg);
+    if ((rc = ref_reader_new(&cfg, &rd, &err)) != 0 ||
+        (rc = ref_reader_enrol_begin(rd, &set, &err)) != 0) {
+        status = ui_fail(self, UI_EXIT_FAIL, "%s", err.msg);
+        goto done;
+    }
+    if (profile)
+        ref_reader_set_profile(rd, &prof);
+    for (int i = 0; i < npos; i++) {
+        vis_image *img = NULL;
+        if (vis_image_read(pos[i], 3, &img, &err) != 0) {
+            status = ui_fail(self, UI_EXIT_USAGE, "cannot read the image: %s", err.msg);
+            goto done;
+        }
+        rc = ref_reader_enrol(rd, img, i, set, &err);
+        vis_image_free(img);
+        if (rc != 0) {
+            status = ui_fail(self,
+                             rc == BASE_ENOTFOUND || rc == BASE_EINVAL ? UI_EXIT_USAGE : UI_EXIT_FAIL,
+                             "%s (photo %d, the %s): %s", pos[i], i + 1,
+                             ref_reader_enrol_what(game, i), err.msg);
+            goto done;
+        }
+    }
+    if (vis_pieceset_finish(set, &err) != 0 || vis_pieceset_to_json(set, game, &json, &err) != 0) {
+        status = ui_fail(self, UI_EXIT_FAIL, "%s", err.msg);
+        goto done;
+    }
+    {
+        int n = 0;
+        for (int v = 0; vis_pieceset_count(set, 0, v) > 0; v++)
+            n += vis_pieceset_count(set, 0, v);
+        fprintf(stderr,
+                "tablecam calibrate: %d pieces enrolled; the set's weight %.3g for shapes, "
+                "%.3g for colours (0: it adds nothing the model does not read)\n",
+                n, vis_pieceset_weight(set, 0), vis_pieceset_weight(set, 1));
+    }
+    status = ui__cal_save(self, json, CAL_KIND_PIECES, name, out, dbpath);
+done:
+    free(json);
+    vis_pieceset_free(set);
+    ref_reader_free(rd);
+    return status;
+}
+
 static int ui__cal_list_one(void *ctx, const char *name, const char *kind, const char *time)
 {
     (void)ctx;
@@ -230,9 +329,12 @@ int ui_cmd_calibrate(int argc, char **argv)
         return ui__cal_camera(self, argc - 1, argv + 1);
     if (strcmp(argv[1], "colors") == 0 || strcmp(argv[1], "colours") == 0)
         return ui__cal_colors(self, argc - 1, argv + 1);
+    if (strcmp(argv[1], "pieces") == 0)
+        return ui__cal_pieces(self, argc - 1, argv + 1);
     if (strcmp(argv[1], "list") == 0)
         return ui__cal_list(self, argc - 1, argv + 1);
-    fprintf(stderr, "tablecam calibrate: unknown part '%s' (board, camera, colors or list)\n",
+    fprintf(stderr,
+            "tablecam calibrate: unknown part '%s' (board, camera, colors, pieces or list)\n",
             argv[1]);
     ui_usage(self, stderr);
     return UI_EXIT_USAGE;

@@ -1,5 +1,5 @@
 /* ui/cmd_recognize.c: `tablecam recognize --game qwirkle [--mat MAT]
- * [--profile NAME|FILE] [--lens NAME|FILE] [--db FILE] IMAGE` reads one
+ * [--profile NAME|FILE] [--pieces NAME|FILE] [--lens NAME|FILE] [--db FILE] IMAGE` reads one
  * photograph of the table and prints the position on it (FORMATS.md 4):
  *   {"game":"qwirkle","pieces":[{"x":0,"y":0,"color":"red","shape":"star8",
  *    "conf":0.93},...],"mat":{"found":[0,1,2,3]}}
@@ -20,11 +20,12 @@
 int ui_cmd_recognize(int argc, char **argv)
 {
     const ui_command *self = ui_command_find("recognize");
-    const char *game = NULL, *mat = NULL, *profile = NULL, *lensname = NULL;
+    const char *game = NULL, *mat = NULL, *profile = NULL, *lensname = NULL, *pieces = NULL;
     const char *dbpath = "tablecam.db", *pos[1];
     ui_opt opts[] = {{"--game", UI_OPT_VALUE, &game, NULL},
                      {"--mat", UI_OPT_VALUE, &mat, NULL},
                      {"--profile", UI_OPT_VALUE, &profile, NULL},
+                     {"--pieces", UI_OPT_VALUE, &pieces, NULL},
                      {"--lens", UI_OPT_VALUE, &lensname, NULL},
                      {"--db", UI_OPT_VALUE, &dbpath, NULL}};
     int npos, rc, status = UI_EXIT_OK;
@@ -33,11 +34,12 @@ int ui_cmd_recognize(int argc, char **argv)
     ref_reading *reading = NULL;
     vis_image *img = NULL;
     vis_qwirkle_profile prof;
+    vis_pieceset *set = NULL;
     vis_camera lens;
     cal_mat m;
     base_err err;
 
-    if ((rc = ui_parse_args(self, argc, argv, opts, 5, pos, 1, &npos)) != 0)
+    if ((rc = ui_parse_args(self, argc, argv, opts, 6, pos, 1, &npos)) != 0)
         return rc;
     if (npos != 1 || !game) {
         ui_usage(self, stderr);
@@ -58,14 +60,25 @@ int ui_cmd_recognize(int argc, char **argv)
     }
     if (profile && ui_colors_load(profile, dbpath, game, &prof, &err) != 0)
         return ui_fail(self, UI_EXIT_USAGE, "--profile: %s", err.msg);
-    if (vis_image_read(pos[0], 3, &img, &err) != 0)
+    if (pieces && ui_pieces_load(pieces, dbpath, game, &set, &err) != 0)
+        return ui_fail(self, UI_EXIT_USAGE, "--pieces: %s", err.msg);
+    if (vis_image_read(pos[0], 3, &img, &err) != 0) {
+        vis_pieceset_free(set);
         return ui_fail(self, UI_EXIT_USAGE, "cannot read the image: %s", err.msg);
+    }
     if (ref_reader_new(&cfg, &rd, &err) != 0 || !(reading = malloc(sizeof *reading))) {
         status = ui_fail(self, UI_EXIT_FAIL, "%s", reading ? err.msg : "out of memory");
         goto done;
     }
     if (profile)
         ref_reader_set_profile(rd, &prof);
+    if (set) {
+        if (ref_reader_use_pieces(rd, set, &err) != 0) {
+            status = ui_fail(self, UI_EXIT_USAGE, "--pieces %s: %s", pieces, err.msg);
+            goto done;
+        }
+        set = NULL; /* the reader's now */
+    }
     if ((rc = ref_reader_read(rd, img, reading, &err)) != 0) {
         status = ui_fail(self, rc == BASE_ENOTFOUND ? UI_EXIT_USAGE : UI_EXIT_FAIL,
                          "%s: %s", pos[0], err.msg);
@@ -109,6 +122,7 @@ int ui_cmd_recognize(int argc, char **argv)
             fprintf(stderr, "tablecam recognize: note: %s\n", advice);
     }
 done:
+    vis_pieceset_free(set);
     free(reading);
     ref_reader_free(rd);
     vis_image_free(img);

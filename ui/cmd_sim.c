@@ -1,6 +1,8 @@
 /* ui/cmd_sim.c: `tablecam sim --game G --seed N --out DIR` (FORMATS.md 6).
  * Writes DIR/frame-NNNNN.png and DIR/truth.jsonl (one truth line per frame,
- * docs/sim.md), with a progress line on stderr when it is a terminal. */
+ * docs/sim.md), with a progress line on stderr when it is a terminal.
+ * `--enrol K` renders photo K of an enrolment of the set (FORMATS.md 7)
+ * instead of a match: one still frame unless --frames says otherwise. */
 #define _POSIX_C_SOURCE 200809L
 #include "ui.h"
 
@@ -63,6 +65,7 @@ int ui_cmd_sim(int argc, char **argv)
     const char *game = NULL, *seed_s = NULL, *out = NULL, *frames_s = NULL, *moves_s = NULL;
     const char *width_s = NULL, *height_s = NULL, *illegal_s = NULL, *fps_s = NULL;
     const char *players_s = NULL, *mat_s = NULL, *design_s = NULL, *setup_s = NULL;
+    const char *enrol_s = NULL;
     bool clean = false, no_hands = false;
     ui_opt opts[] = {
         {"--game", UI_OPT_VALUE, &game, NULL},       {"--seed", UI_OPT_VALUE, &seed_s, NULL},
@@ -72,7 +75,7 @@ int ui_cmd_sim(int argc, char **argv)
         {"--fps", UI_OPT_VALUE, &fps_s, NULL},       {"--players", UI_OPT_VALUE, &players_s, NULL},
         {"--mat", UI_OPT_VALUE, &mat_s, NULL},       {"--clean", UI_OPT_FLAG, NULL, &clean},
         {"--no-hands", UI_OPT_FLAG, NULL, &no_hands}, {"--design", UI_OPT_VALUE, &design_s, NULL},
-        {"--setup", UI_OPT_VALUE, &setup_s, NULL},
+        {"--setup", UI_OPT_VALUE, &setup_s, NULL},   {"--enrol", UI_OPT_VALUE, &enrol_s, NULL},
     };
     const char *pos[1];
     int npos, rc, status = UI_EXIT_OK;
@@ -125,7 +128,14 @@ int ui_cmd_sim(int argc, char **argv)
     UI__INT(height_s, "--height", 48, 8192, o.height);
     UI__INT(players_s, "--players", 2, 6, o.players);
     UI__INT(design_s, "--design", -1, sim_designs(game) > 0 ? sim_designs(game) - 1 : 0, o.design);
+    /* photo K of an enrolment; a game without a layout gets 0..0 here and
+     * sim's own refusal naming the set */
+    UI__INT(enrol_s, "--enrol", 0, sim_enrol_images(game) > 0 ? sim_enrol_images(game) - 1 : 0,
+            o.enrol);
 #undef UI__INT
+    /* A still photo never ends by itself: one frame unless asked for more. */
+    if (o.enrol >= 0 && !frames_s)
+        o.max_frames = 1;
     if (setup_s && !sim_setup_from_name(setup_s, &o.setup)) {
         fprintf(stderr, "tablecam sim: --setup wants mixed, any or good, not '%s'\n", setup_s);
         ui_usage(self, stderr);

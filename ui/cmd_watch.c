@@ -1,5 +1,5 @@
 /* ui/cmd_watch.c: `tablecam watch --game G --camera SPEC [--mat MAT]
- * [--lens NAME|FILE] [--profile NAME|FILE] --players A,B [--db FILE]
+ * [--lens NAME|FILE] [--profile NAME|FILE] [--pieces NAME|FILE] --players A,B [--db FILE]
  * [--start CARD] [--http ADDR] [--token T] [--gpio SPEC] [--json]
  * [--resume]` referees a live game, printing each announcement as a line. */
 #include "watch.h"
@@ -16,6 +16,7 @@ int ui_cmd_watch(int argc, char **argv)
         {"--mat", UI_OPT_VALUE, &o.mat, NULL},
         {"--lens", UI_OPT_VALUE, &o.lens, NULL},
         {"--profile", UI_OPT_VALUE, &o.profile, NULL},
+        {"--pieces", UI_OPT_VALUE, &o.pieces, NULL},
         {"--players", UI_OPT_VALUE, &o.players, NULL},
         {"--options", UI_OPT_VALUE, &o.options, NULL},
         {"--start", UI_OPT_VALUE, &o.start, NULL},

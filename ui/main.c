@@ -14,7 +14,7 @@ static const ui_command ui__commands[] = {
      ui_cmd_demo},
     {"watch", "referee a live game from a camera", 
      "--game G --camera SPEC --players A,B [--mat WxH:S] [--lens NAME|FILE] "
-     "[--profile NAME|FILE] [--db FILE] [--http ADDR] "
+     "[--profile NAME|FILE] [--pieces NAME|FILE] [--db FILE] [--http ADDR] "
      "[--token T] [--gpio CHIP:LINE=ACTION,...] [--options JSON] [--start CARD] [--json] [--resume] "
      "[--realtime] "
      "[--no-keys]",
@@ -35,16 +35,19 @@ static const ui_command ui__commands[] = {
      "[--game G] [--json]", ui_cmd_stats},
     {"sim", "render simulated camera frames of a random game, with ground truth",
      "--game G --seed N --out DIR [--frames K] [--moves M] [--width W --height H] "
-     "[--illegal P] [--fps F] [--players N] [--mat WxH:S] [--clean] [--no-hands] [--design D] [--setup mixed|any|good]", ui_cmd_sim},
+     "[--illegal P] [--fps F] [--players N] [--mat WxH:S] [--clean] [--no-hands] [--design D] [--setup mixed|any|good] [--enrol K]", ui_cmd_sim},
     {"serve", "the web app: live page and match history in a browser",
      "[--db FILE] [--http ADDR] [--token T]", ui_cmd_serve},
     {"recognize", "read the pieces off one photograph of the table (qwirkle, cards)",
-     "--game G [--mat WxH:S] [--profile NAME|FILE] [--lens NAME|FILE] [--db FILE] IMAGE",
+     "--game G [--mat WxH:S] [--profile NAME|FILE] [--pieces NAME|FILE] [--lens NAME|FILE] "
+     "[--db FILE] IMAGE",
      ui_cmd_recognize},
-    {"calibrate", "print the lens board, calibrate the lens or the colours, list profiles",
+    {"calibrate", "print the lens board, calibrate the lens or the colours, enrol a set, list "
+     "profiles",
      "board --out FILE.png [--dpi N] | camera [--name NAME] [--out FILE] [--db FILE] IMAGE... | "
      "colors [--name NAME] [--out FILE] [--db FILE] [--mat WxH:S] [--lens NAME|FILE] IMAGE | "
-     "list [--db FILE]",
+     "pieces --game G [--name NAME] [--out FILE] [--db FILE] [--mat WxH:S] [--lens NAME|FILE] "
+     "[--profile NAME|FILE] IMAGE... | list [--db FILE]",
      ui_cmd_calibrate},
     {NULL, NULL, NULL, NULL},
 };

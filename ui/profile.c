@@ -55,6 +55,22 @@ int ui_lens_load(const char *what, const char *dbpath, vis_camera *out, base_err
     return rc;
 }
 
+int ui_pieces_load(const char *what, const char *dbpath, const char *game, vis_pieceset **out,
+                   base_err *err)
+{
+    char *json = NULL, g[32];
+    int rc = ui__profile_load(what, dbpath, CAL_KIND_PIECES, &json, err);
+    if (rc == 0 && (rc = vis_pieceset_from_json(json, out, g, sizeof g, err)) != 0)
+        base_err_prefix(err, "'%s': ", what);
+    free(json);
+    if (rc == 0 && strcmp(g, game) != 0) {
+        vis_pieceset_free(*out);
+        *out = NULL;
+        rc = base_err_set(err, BASE_EINVAL, "'%s' is a %s set, not a %s one", what, g, game);
+    }
+    return rc;
+}
+
 int ui_colors_load(const char *what, const char *dbpath, const char *game,
                    vis_qwirkle_profile *out, base_err *err)
 {

@@ -79,5 +79,9 @@ int ui_cmd_calibrate(int argc, char **argv);
 int ui_lens_load(const char *what, const char *dbpath, vis_camera *out, base_err *err);
 int ui_colors_load(const char *what, const char *dbpath, const char *game,
                    vis_qwirkle_profile *out, base_err *err);
+/* An enrolled set (`calibrate pieces`) of game; BASE_EINVAL when it was
+ * enrolled for another game. */
+int ui_pieces_load(const char *what, const char *dbpath, const char *game, vis_pieceset **out,
+                   base_err *err);
 
 #endif

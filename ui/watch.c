@@ -372,6 +372,7 @@ int ui_watch_run(const ui_command *cmd, const ui_watch_opts *o)
     base_err err;
     vis_camera lens;
     vis_qwirkle_profile prof;
+    vis_pieceset *set = NULL;
     int status = UI_EXIT_OK, rc;
     int64_t match = 0;
     struct sigaction sa;
@@ -405,6 +406,10 @@ int ui_watch_run(const ui_command *cmd, const ui_watch_opts *o)
         status = ui_fail(cmd, UI_EXIT_USAGE, "--profile: %s", err.msg);
         goto done;
     }
+    if (o->pieces && ui_pieces_load(o->pieces, o->db_path, o->game, &set, &err) != 0) {
+        status = ui_fail(cmd, UI_EXIT_USAGE, "--pieces: %s", err.msg);
+        goto done;
+    }
     /* The camera first: a wrong camera must not leave an empty match. */
     rc = strncmp(o->camera, "sim:", 4) == 0 ? sim_capture_open(o->camera, &cam, &err)
                                              : vis_capture_open(o->camera, &cam, &err);
@@ -420,6 +425,11 @@ int ui_watch_run(const ui_command *cmd, const ui_watch_opts *o)
         }
         if (o->profile)
             ref_reader_set_profile(reader, &prof);
+        if (set && ref_reader_use_pieces(reader, set, &err) != 0) {
+            status = ui_fail(cmd, UI_EXIT_USAGE, "--pieces %s: %s", o->pieces, err.msg);
+            goto done;
+        }
+        set = NULL; /* the reader's now */
     }
     if (o->gpio && ui_gpio_open(o->gpio, &w.gpio, &err) != 0) {
         status = ui_fail(cmd, UI_EXIT_USAGE, "%s", err.msg);
@@ -501,9 +511,10 @@ int ui_watch_run(const ui_command *cmd, const ui_watch_opts *o)
     sa.sa_handler = ui__on_signal;
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
-    fprintf(stderr, "tablecam %s: match %lld, %s, camera %s%s%s%s%s%s\n", cmd->name,
+    fprintf(stderr, "tablecam %s: match %lld, %s, camera %s%s%s%s%s%s%s%s\n", cmd->name,
             (long long)ref_match_id(ref), o->game, o->camera, o->lens ? ", lens " : "",
             o->lens ? o->lens : "", o->profile ? ", colours " : "", o->profile ? o->profile : "",
+            o->pieces ? ", set " : "", o->pieces ? o->pieces : "",
             o->keys ? "; keys: p pass, r reroll, d draw, u undo, c MOVE correct" : "");
     if (ref_loop_run(loop, &err) != 0)
         status = ui_fail(cmd, UI_EXIT_FAIL, "camera %s: %s", o->camera, err.msg);
@@ -537,6 +548,7 @@ done:
     ui_web_free(w.web);
     ref_loop_free(loop);
     ref_reader_free(reader);
+    vis_pieceset_free(set);
     vis_capture_free(cam);
     ref_free(ref);
     db_close(store);

@@ -14,6 +14,7 @@ typedef struct ui_watch_opts {
     const char *mat;      /* "WxH:S" or NULL */
     const char *lens;     /* lens profile, file or stored name (`calibrate camera`), or NULL */
     const char *profile;  /* colour profile, likewise (`calibrate colors`; qwirkle), or NULL */
+    const char *pieces;   /* an enrolled set, likewise (`calibrate pieces`), or NULL */
     const char *players;  /* "Ann,Bob" */
     const char *options;  /* JSON object of game options, or NULL */
     const char *start;    /* cards: the starting card ("KD"), NULL to read it off the table */

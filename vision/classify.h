@@ -21,6 +21,8 @@
  *       every head in order (K the sum of the heads' sizes);
  *   "sha256": the digest of the .onnx file, so that a retrained network
  *       never runs under an old manifest's names;
+ *   "features" (optional): the layer whose output embeds a patch (see
+ *       vis_classifier_nfeatures);
  * plus free-form fields the loader ignores (how it was made, seeds,
  * figures, a check patch).  models/make_test_model.py writes one.
  *
@@ -43,6 +45,7 @@ typedef struct vis_classifier vis_classifier;
 #define VIS_CLASSIFIER_MAX_SIZE 1024
 #define VIS_CLASSIFIER_MAX_HEADS 64
 #define VIS_CLASSIFIER_MAX_VALUES 4096
+#define VIS_CLASSIFIER_MAX_FEATURES 1024
 
 /* Loads onnx_path (which must end in ".onnx") and its manifest, the same
  * path ending in ".json".  It checks that the .onnx file's SHA-256 equals
@@ -98,6 +101,24 @@ int vis_classifier_run(vis_classifier *c, const vis_image *const *patches,
  * into *best and the runner-up into *second (-1 when n is 1); ties go to
  * the lower index.  Any scores where higher is likelier will do. */
 void vis_classifier_best(const float *p, int n, int *best, int *second);
+
+/* The length F of the features a patch gets from
+ * vis_classifier_run_features: the manifest's optional
+ *   "features": {"node": NAME, "size": F}
+ * names the ONNX node of the network whose output is a patch's embedding
+ * (what the heads read); 0 when the manifest names none.  vis_classifier_new
+ * checks that the node exists and gives F values a patch. */
+int vis_classifier_nfeatures(const vis_classifier *c);
+
+/* The SHA-256 of the network's .onnx bytes (64 lower-case hex digits):
+ * what identifies a model, so that features kept from one model (an
+ * enrolled set, vision/pieceset.h) are never compared with another's. */
+const char *vis_classifier_digest(const vis_classifier *c);
+
+/* As vis_classifier_run, and feats (n * F floats) receives each patch's
+ * features; BASE_EUNSUPPORTED when the model has none. */
+int vis_classifier_run_features(vis_classifier *c, const vis_image *const *patches, int n,
+                                float *probs, float *feats, base_err *err);
 
 #ifdef __cplusplus
 }

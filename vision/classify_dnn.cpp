@@ -37,6 +37,11 @@ struct vis_classifier {
     };
     std::vector<head> heads;
     int nvalues = 0;
+    std::string digest;      // the .onnx file's sha256, lower-case hex
+    std::string out_name;    // the logits' layer
+    std::string feat_name;   // the features' layer ("" when none)
+    std::string feat_node;   // the ONNX node the manifest names
+    int nfeatures = 0;
     std::vector<float> blob; // the input tensor, kept between calls
 };
 
@@ -227,17 +232,54 @@ int cls__parse_manifest(const char *json, const std::vector<char> &text,
             return cls__field_error(json, "\"sha256\"",
                                     "is not a string of 64 hex digits", err);
     }
+
+    const cJSON *feat = cJSON_GetObjectItemCaseSensitive(root.p, "features");
+    c.feat_node.clear();
+    c.nfeatures = 0;
+    if (feat) {
+        const cJSON *t = cJSON_GetObjectItemCaseSensitive(feat, "node");
+        const cJSON *n = cJSON_GetObjectItemCaseSensitive(feat, "size");
+        if (!cJSON_IsObject(feat) || !cJSON_IsString(t) || !t->valuestring[0])
+            return cls__field_error(json, "\"features\"",
+                                    "is not an object with a \"node\" name",
+                                    err);
+        if (!cJSON_IsNumber(n) || n->valuedouble < 1 ||
+            n->valuedouble > VIS_CLASSIFIER_MAX_FEATURES ||
+            n->valuedouble != std::floor(n->valuedouble))
+            return base_err_set(err, BASE_EPARSE,
+                                "%s: manifest %s: \"features\".\"size\" is "
+                                "not a whole number 1..%d",
+                                cls__new, json, VIS_CLASSIFIER_MAX_FEATURES);
+        c.feat_node = t->valuestring;
+        c.nfeatures = static_cast<int>(n->valuedouble);
+    }
     return 0;
 }
 
 // Runs c's network on the n patches already in c.blob; out receives the
-// N x K logits.
-void cls__forward(vis_classifier &c, int n, cv::Mat &out)
+// N x K logits and, when feat is not NULL, *feat the N x F features.
+void cls__forward(vis_classifier &c, int n, cv::Mat &out, cv::Mat *feat = nullptr)
 {
     int shape[4] = {n, 3, c.size, c.size};
     cv::Mat in(4, shape, CV_32F, c.blob.data());
     c.net.setInput(in);
-    out = c.net.forward();
+    if (!feat) {
+        out = c.net.forward(c.out_name);
+        return;
+    }
+    std::vector<cv::Mat> outs;
+    c.net.forward(outs, std::vector<cv::String>{c.out_name, c.feat_name});
+    out = outs.at(0);
+    *feat = outs.at(1);
+}
+
+// The features' shape as text, for errors.
+std::string cls__shape(const cv::Mat &m)
+{
+    std::string shape;
+    for (int i = 0; i < m.dims; i++)
+        shape += (i ? "x" : "") + std::to_string(m.size[i]);
+    return shape;
 }
 
 // Checks the network on one zero patch.
@@ -249,26 +291,48 @@ int cls__check_net(vis_classifier &c, const char *onnx, base_err *err)
                             "%s: model %s has %zu outputs (expected 1, the "
                             "heads' logits)",
                             cls__new, onnx, outs.size());
+    c.out_name = outs[0];
+    if (c.nfeatures > 0) {
+        // OpenCV 4.6's importer names the layer of a named ONNX node
+        // "onnx_node!" and the node's name, that of an unnamed one by its
+        // first output.
+        std::vector<cv::String> names = c.net.getLayerNames();
+        c.feat_name.clear();
+        for (const std::string &cand : {"onnx_node!" + c.feat_node, c.feat_node})
+            if (std::find(names.begin(), names.end(), cand) != names.end()) {
+                c.feat_name = cand;
+                break;
+            }
+        if (c.feat_name.empty())
+            return base_err_set(err, BASE_ECV,
+                                "%s: model %s has no node \"%s\" (the "
+                                "manifest's \"features\")",
+                                cls__new, onnx, c.feat_node.c_str());
+    }
     size_t one = size_t(3) * c.size * c.size;
     c.blob.assign(one, 0.0f);
-    cv::Mat out;
+    cv::Mat out, feat;
     try {
-        cls__forward(c, 1, out);
+        cls__forward(c, 1, out, c.nfeatures > 0 ? &feat : nullptr);
     } catch (const cv::Exception &e) {
         return base_err_set(err, BASE_ECV,
                             "%s: model %s fails on a 1x3x%dx%d input (the "
                             "manifest's size): %s",
                             cls__new, onnx, c.size, c.size, e.err.c_str());
     }
+    if (c.nfeatures > 0 &&
+        (feat.type() != CV_32F || feat.total() != size_t(c.nfeatures)))
+        return base_err_set(err, BASE_ECV,
+                            "%s: model %s gives %s features for one patch "
+                            "(the manifest says %d)",
+                            cls__new, onnx, cls__shape(feat).c_str(),
+                            c.nfeatures);
     if (out.type() != CV_32F || out.dims < 1 || out.size[0] != 1 ||
         out.total() != size_t(c.nvalues)) {
-        std::string shape;
-        for (int i = 0; i < out.dims; i++)
-            shape += (i ? "x" : "") + std::to_string(out.size[i]);
         return base_err_set(err, BASE_ECV,
                             "%s: model %s gives a %s output for one patch "
                             "(expected 1x%d, the manifest's heads)",
-                            cls__new, onnx, shape.c_str(), c.nvalues);
+                            cls__new, onnx, cls__shape(out).c_str(), c.nvalues);
     }
     return 0;
 }
@@ -320,6 +384,7 @@ int cls__load(const char *onnx_name, const char *json_name, const char *model,
                             "manifest %s (sha256 %.12s..., manifest says "
                             "%.12s...)",
                             cls__new, onnx_name, json_name, got, want.c_str());
+    c->digest = got;
     try {
         c->net = cv::dnn::readNetFromONNX(model, nmodel);
     } catch (const cv::Exception &e) {
@@ -444,11 +509,22 @@ extern "C" int vis_classifier_nvalues(const vis_classifier *c)
     return c ? c->nvalues : 0;
 }
 
-extern "C" int vis_classifier_run(vis_classifier *c,
-                                  const vis_image *const *patches, int n,
-                                  float *probs, base_err *err)
+extern "C" int vis_classifier_nfeatures(const vis_classifier *c)
 {
-    const char *fn = "vis_classifier_run";
+    return c ? c->nfeatures : 0;
+}
+
+extern "C" const char *vis_classifier_digest(const vis_classifier *c)
+{
+    return c ? c->digest.c_str() : nullptr;
+}
+
+namespace {
+
+// vis_classifier_run and vis_classifier_run_features: feats NULL for none.
+int cls__run(const char *fn, vis_classifier *c, const vis_image *const *patches,
+             int n, float *probs, float *feats, base_err *err)
+{
     if (!c || !patches || !probs)
         return base_err_set(err, BASE_EINVAL, "%s: %s is NULL", fn,
                             !c ? "c" : !patches ? "patches" : "probs");
@@ -476,14 +552,20 @@ extern "C" int vis_classifier_run(vis_classifier *c,
                             row[3 * x + ch] * c->scale[ch] - c->shift[ch];
             }
         }
-        cv::Mat out;
-        cls__forward(*c, n, out);
+        cv::Mat out, feat;
+        cls__forward(*c, n, out, feats ? &feat : nullptr);
         if (out.type() != CV_32F || !out.isContinuous() ||
             out.total() != size_t(n) * c->nvalues)
             return base_err_set(err, BASE_ECV,
                                 "%s: the network gave %zu values for %d "
                                 "patches (expected %d each)",
                                 fn, out.total(), n, c->nvalues);
+        if (feats && (feat.type() != CV_32F || !feat.isContinuous() ||
+                      feat.total() != size_t(n) * c->nfeatures))
+            return base_err_set(err, BASE_ECV,
+                                "%s: the network gave %zu features for %d "
+                                "patches (expected %d each)",
+                                fn, feat.total(), n, c->nfeatures);
         const float *logits = out.ptr<float>();
         std::vector<float> res(size_t(n) * c->nvalues);
         for (int i = 0; i < n; i++) {
@@ -503,8 +585,34 @@ extern "C" int vis_classifier_run(vis_classifier *c,
             }
         }
         std::memcpy(probs, res.data(), res.size() * sizeof(float));
+        if (feats)
+            std::memcpy(feats, feat.ptr<float>(),
+                        size_t(n) * c->nfeatures * sizeof(float));
         return 0;
     });
+}
+
+} // namespace
+
+extern "C" int vis_classifier_run(vis_classifier *c,
+                                  const vis_image *const *patches, int n,
+                                  float *probs, base_err *err)
+{
+    return cls__run("vis_classifier_run", c, patches, n, probs, nullptr, err);
+}
+
+extern "C" int vis_classifier_run_features(vis_classifier *c,
+                                           const vis_image *const *patches,
+                                           int n, float *probs, float *feats,
+                                           base_err *err)
+{
+    const char *fn = "vis_classifier_run_features";
+    if (c && c->nfeatures == 0)
+        return base_err_set(err, BASE_EUNSUPPORTED,
+                            "%s: the model's manifest names no features", fn);
+    if (!feats)
+        return base_err_set(err, BASE_EINVAL, "%s: feats is NULL", fn);
+    return cls__run(fn, c, patches, n, probs, feats, err);
 }
 
 extern "C" void vis_classifier_best(const float *p, int n, int *best, int *second)

@@ -109,6 +109,25 @@ int vis_qwirkle_use_model(vis_qwirkle *q, const char *onnx_path, base_err *err)
     }
     vis_classifier_free(q->model);
     q->model = c;
+    /* features are the model's own: a set enrolled with the old one, and
+     * the scratch sized for it, no longer apply */
+    q->pieces = NULL;
+    free(q->feats);
+    free(q->pfeat);
+    q->feats = q->pfeat = NULL;
+    return 0;
+}
+
+const vis_classifier *vis_qwirkle_model(const vis_qwirkle *q) { return q ? q->model : NULL; }
+
+int vis_qwirkle_use_pieces(vis_qwirkle *q, const vis_pieceset *set, base_err *err)
+{
+    int rc;
+    if (!q)
+        return base_err_set(err, BASE_EINVAL, "vis_qwirkle_use_pieces: NULL reader");
+    if (set && (rc = vis_pieceset_check(set, q->model, err)) != 0)
+        return rc;
+    q->pieces = set;
     return 0;
 }
 
@@ -135,6 +154,8 @@ void vis_qwirkle_free(vis_qwirkle *q)
     free(q->atmpl);
     free(q->patch);
     vis_classifier_free(q->model);
+    free(q->feats);
+    free(q->pfeat);
     free(q);
 }
 
@@ -484,8 +505,21 @@ static int vis__qw_read_patches(vis_qwirkle *q, const vis_image *top, const vis_
         if ((rc = vis_patch_cut(src, hm, &at, size, &img[k], err)) != 0)
             base_err_prefix(err, "cutting a cube's face: ");
     }
-    if (rc == 0)
+    if (rc == 0 && (q->pieces || q->want_feats)) {
+        /* the features too, for the enrolled set to judge or to keep */
+        size_t nf = (size_t)vis_classifier_nfeatures(q->model);
+        if (!q->feats && (!(q->feats = malloc(VIS_MAX_PIECES * nf * sizeof *q->feats)) ||
+                          !(q->pfeat = malloc(VIS_MAX_PIECES * nf * sizeof *q->pfeat)))) {
+            free(q->feats);
+            q->feats = NULL;
+            rc = base_err_set(err, BASE_ENOMEM, "out of memory");
+        }
+        if (rc == 0)
+            rc = vis_classifier_run_features(q->model, (const vis_image *const *)img, n,
+                                             q->probs, q->feats, err);
+    } else if (rc == 0) {
         rc = vis_classifier_run(q->model, (const vis_image *const *)img, n, q->probs, err);
+    }
     for (int k = 0; k < n; k++)
         vis_image_free(img[k]);
     return rc;
@@ -520,10 +554,18 @@ static int vis__qw_read_cubes(vis_qwirkle *q, const vis_image *top, const vis_vi
         return rc;
     for (int k = 0; k < n; k++) {
         const vis__qw_blob *b = &bl[idx[k]];
-        const float *ps = q->probs + (size_t)k * 12, *pcol = ps + 6;
+        float *ps = q->probs + (size_t)k * 12, *pcol = ps + 6;
         double hue, sat, val, all[6];
         int shp, shp2, col, col2;
         vis_piece *pc;
+        memcpy(q->praw + (size_t)out->npieces * 12, ps, 12 * sizeof *ps);
+        if (q->feats) {
+            size_t nf = (size_t)vis_classifier_nfeatures(q->model);
+            memcpy(q->pfeat + out->npieces * nf, q->feats + k * nf, nf * sizeof *q->feats);
+            /* the enrolled set's opinion, multiplied in (vision/pieceset.h) */
+            if (q->pieces)
+                vis_pieceset_apply(q->pieces, q->feats + k * nf, ps);
+        }
         vis_classifier_best(ps, 6, &shp, &shp2);
         vis_classifier_best(pcol, 6, &col, &col2);
         for (int v = 0; v < 6; v++)

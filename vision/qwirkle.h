@@ -14,6 +14,7 @@
 
 #include "base.h"
 #include "cv.h"
+#include "pieceset.h"
 
 #define VIS_MAX_PIECES 160
 
@@ -112,6 +113,32 @@ int vis_qwirkle_new(double cube_mm, const vis_qwirkle_profile *profile, vis_qwir
  * BASE_EPARSE for a model whose heads are not qwirkle's shape and color. */
 int vis_qwirkle_use_model(vis_qwirkle *q, const char *onnx_path, base_err *err);
 void vis_qwirkle_free(vis_qwirkle *q);
+
+/* The model q reads faces with (to make an enrolled set for it,
+ * vis_pieceset_new).  A new model (vis_qwirkle_use_model) drops the set in
+ * use, whose features were the old model's. */
+const vis_classifier *vis_qwirkle_model(const vis_qwirkle *q);
+
+/* From the next reading on, each face is judged by the enrolled set too
+ * (vision/pieceset.h; made by vis_qwirkle_enrol); NULL stops.  The set is
+ * borrowed: it must outlive its use.  BASE_EINVAL (err says what) when it
+ * was enrolled with another model. */
+int vis_qwirkle_use_pieces(vis_qwirkle *q, const vis_pieceset *set, base_err *err);
+
+/* Enrolment photo `shape` (0..5, the rules' order circle square diamond
+ * clover star4 star8; FORMATS.md 7): the view shows six cubes of that
+ * shape, one of each colour, laid in the order red orange yellow green
+ * blue purple, row by row as seen from the mat's top edge (rows top to
+ * bottom, each left to right).  Their features, with those values, are
+ * added to set (not finished: vis_pieceset_finish after the sixth
+ * photo).  The photo is read as a board of its own: the reader's memory
+ * of earlier boards is cleared.  BASE_ENOTFOUND when the view does not
+ * show exactly six cubes (or a hand is over them), BASE_EINVAL when
+ * several cubes read surely as another colour than their place says (the
+ * order is wrong) or set belongs to another model; err says which and
+ * where. */
+int vis_qwirkle_enrol(vis_qwirkle *q, const vis_image *top, const vis_view *view, int shape,
+                      vis_pieceset *set, base_err *err);
 
 /* What a coarse look at the whole play area finds: where the cubes are
  * (so that only that part need be rectified finely), how dark their

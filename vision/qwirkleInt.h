@@ -6,6 +6,7 @@
  *   qwirkle_find.c     pixels, blobs, table colour, side faces, survey
  *   qwirkle_grid.c     the grid the cubes lie on
  *   qwirkle_symbols.c  drawn symbols: the blur, table-coloured symbols
+ *   qwirkle_enrol.c    enrolling a set from its six photos
  * Nothing here is part of the vision library's interface (qwirkle.h). */
 #ifndef TABLECAM_VISION_QWIRKLE_INT_H
 #define TABLECAM_VISION_QWIRKLE_INT_H
@@ -14,6 +15,7 @@
 #include "classify.h"
 #include "light.h"
 #include "patch.h"
+#include "pieceset.h"
 #include "recall.h"
 
 #include <stdbool.h>
@@ -41,6 +43,14 @@
  * classifier could not tell apart, not a guess. */
 #define QW__LINE_CONF 0.9
 #define QW__LINE_GAP 0.03
+/* Enrolment photos (vis_qwirkle_enrol): cubes in one row lie within a
+ * cube's height of each other even when the row runs a little aslant,
+ * so a gap of QW__ENROL_ROW_GAP cube sides between successive heights
+ * starts a row; QW__ENROL_DISAGREE cubes that the classifier reads surely
+ * (QW__LINE_CONF) as another colour than their place says mean the
+ * cubes were not laid out in colour order. */
+#define QW__ENROL_ROW_GAP 0.75
+#define QW__ENROL_DISAGREE 3
 /* Blur of the symbols as seen, mm: from a sharp close camera to a soft far
  * one; each frame picks the one its symbols match best. */
 extern const double vis__qw_sigmas[QW__NSIG];
@@ -112,6 +122,15 @@ struct vis_qwirkle {
      * then colour, 12 a cube) */
     vis_classifier *model;
     float probs[VIS_MAX_PIECES * 12];
+    /* an enrolled set the faces are also judged by (borrowed), and
+     * whether the features are wanted without one (enrolling); feats:
+     * one frame's features, patch by patch; pfeat and praw: the last
+     * reading's, piece by piece, with the classifier's own
+     * probabilities */
+    const vis_pieceset *pieces;
+    bool want_feats;
+    float *feats, *pfeat;
+    float praw[VIS_MAX_PIECES * 12];
 };
 
 
