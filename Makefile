@@ -5,7 +5,7 @@ ASAN_BUILD ?= build-asan
 JOBS       ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all build deps test test-normal test-asan test-fast demo bench models clean
+.PHONY: all build deps test test-normal test-asan test-fast demo bench models models-spread clean
 
 all: build
 
@@ -75,6 +75,22 @@ models: build
 	    models/qwirkle-held.json $(MODELS_CACHE)/qwirkle-held-figures.json
 	/usr/bin/python3 models/train_qwirkle.py --data $(QW_DATA) --hold none \
 	    --figures $(MODELS_CACHE)/qwirkle-held-figures.json --out models/qwirkle.onnx
+	$(MAKE) models-spread
+
+# How far a value's features spread across cameras and lights (for
+# enrolled sets, docs/models.md), on sim seeds no model was trained on,
+# written into each manifest's "features" (the .onnx files stay as they
+# are).
+QW_SPREAD = $(MODELS_CACHE)/sp-a,$(MODELS_CACHE)/sp-b
+models-spread: build
+	[ -f $(MODELS_CACHE)/sp-a/patches.json ] || $(QW_PATCHES) --out $(MODELS_CACHE)/sp-a --designs 0-9 --seeds 101-104 & \
+	[ -f $(MODELS_CACHE)/sp-b/patches.json ] || $(QW_PATCHES) --out $(MODELS_CACHE)/sp-b --designs 10-39 --seeds 101-101 & \
+	wait
+	for m in qwirkle-held qwirkle; do \
+	    ./$(BUILD)/models/feature_spread --model models/$$m.onnx $(QW_SPREAD) > $(MODELS_CACHE)/$$m-spread.json || exit 1; \
+	    /usr/bin/python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); m["features"]["spread"]=json.load(open(sys.argv[2]))["spread"]; f=open(sys.argv[1],"w"); json.dump(m,f,indent=1); f.write("\n")' \
+	        models/$$m.json $(MODELS_CACHE)/$$m-spread.json || exit 1; \
+	done
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)

@@ -10,7 +10,8 @@
  *
  *   bench_recognize [FRAMES] [WIDTH HEIGHT] [--clean] [--dump DIR]
  *                   [--cache DIR] [--seed N] [--model PATH]
- *                   [--designs all|D,D,...] [--setup mixed|any|good] [--enrol] [-v]
+ *                   [--designs all|D,D,...] [--setup mixed|any|good]
+ *                   [--enrol same|other] [-v]
  *
  * By default the reader uses models/qwirkle-held.onnx, the model `make
  * models` trains without some designs (its manifest's trained_on), and
@@ -18,11 +19,12 @@
  * the (s mod n)-th), with the users' mix of camera set-ups: the figures
  * are for cubes the model has never seen.  --model reads with another
  * model (the designs it left out, or all when it saw them all); --designs
- * draws the streams from those designs instead.  --enrol reads each
- * design's frames with that set enrolled (FORMATS.md 7) from six photos
- * the simulator renders of it (sim_options.enrol; seeds of their own,
- * another camera and light than any frame's), as `tablecam calibrate
- * pieces` would: run with and without to see the gain.
+ * draws the streams from those designs instead.  --enrol reads the frames
+ * with the set enrolled (FORMATS.md 7) from six photos the simulator
+ * renders of it (sim_options.enrol), as `tablecam calibrate pieces`
+ * would: `same` with each stream's own camera and light (a user enrols
+ * at the table, then plays), `other` once a design with a camera and
+ * light of their own.  Run with and without to see the gain.
  *
  * --dump writes every missed frame and its rectified view as PNG; --cache
  * keeps the frames the bench uses in DIR (rendered on the first run, read
@@ -57,8 +59,8 @@
 
 /* Enrols design d's set with model from the simulator's six photos, as
  * `calibrate pieces` does; *json receives the finished set. */
-static int enrol_design(const char *model, int d, int width, int height, char **json,
-                        int *retakes, base_err *e)
+static int enrol_design(const char *model, int d, int width, int height, uint64_t seed0,
+                        int setup, int takes, char **json, int *retakes, base_err *e)
 {
     ref_reader_config cfg = {"qwirkle", NULL, NULL, 0};
     ref_reader *rd = NULL;
@@ -78,12 +80,10 @@ static int enrol_design(const char *model, int d, int width, int height, char **
         o.width = width;
         o.height = height;
         o.design = d;
-        o.setup = SIM_SETUP_GOOD; /* a user enrolling follows the README */
+        o.setup = setup;
         o.enrol = k;
         o.max_frames = 1;
-        rc = sim_stream_new("qwirkle",
-                            ENROL_SEED0 + 100 * (uint64_t)d + (uint64_t)take,
-                            &o, &s, e);
+        rc = sim_stream_new("qwirkle", seed0 + (uint64_t)take, &o, &s, e);
         if (rc == 0)
             rc = sim_stream_next(s, &img, &tj, e);
         if (rc == 0 && (rc = ref_reader_enrol(rd, img, k, set, e)) != 0)
@@ -91,7 +91,7 @@ static int enrol_design(const char *model, int d, int width, int height, char **
         vis_image_free(img);
         free(tj);
         sim_stream_free(s);
-        if ((rc == BASE_ENOTFOUND || rc == BASE_EINVAL) && ++take < ENROL_TAKES) {
+        if ((rc == BASE_ENOTFOUND || rc == BASE_EINVAL) && ++take < takes) {
             printf("design %d: %s; taken again\n", d, e->msg);
             (*retakes)++;
             rc = 0;
@@ -102,8 +102,9 @@ static int enrol_design(const char *model, int d, int width, int height, char **
         rc = vis_pieceset_finish(set, e);
     if (rc == 0) {
         rc = vis_pieceset_to_json(set, "qwirkle", json, e);
-        printf("design %d enrolled: weight %.3g for shapes, %.3g for colours\n", d,
-               vis_pieceset_weight(set, 0), vis_pieceset_weight(set, 1));
+        if (takes > 1) /* (one a design: say so; one a stream would be too many lines) */
+            printf("design %d enrolled: weight %.3g for shapes, %.3g for colours\n", d,
+                   vis_pieceset_weight(set, 0), vis_pieceset_weight(set, 1));
     }
     vis_pieceset_free(set);
     ref_reader_free(rd);
@@ -291,7 +292,8 @@ int main(int argc, char **argv)
      * (a guess: what the referee must never be given) */
     int covered = 0, covered_ok = 0, covered_exact = 0;
     unsigned long long seed0 = SEED0;
-    bool clean = false, verbose = false, cache_write = false, seed_given = false, enrol = false;
+    bool clean = false, verbose = false, cache_write = false, seed_given = false;
+    int enrol = 0; /* 0 none, 1 another camera (--enrol other), 2 the stream's (same) */
     char *enrolled[MAX_DESIGNS] = {NULL};
     int enrol_failed = 0, retakes = 0;
     const char *dump = NULL, *cache = NULL, *designs_s = NULL;
@@ -339,8 +341,17 @@ int main(int argc, char **argv)
                 return 2;
             }
         }
-        else if (strcmp(argv[i], "--enrol") == 0)
-            enrol = true;
+        else if (strcmp(argv[i], "--enrol") == 0 && i + 1 < argc) {
+            i++;
+            if (strcmp(argv[i], "other") == 0)
+                enrol = 1;
+            else if (strcmp(argv[i], "same") == 0)
+                enrol = 2;
+            else {
+                fprintf(stderr, "bench_recognize: --enrol wants same or other\n");
+                return 2;
+            }
+        }
         else if (strcmp(argv[i], "-v") == 0)
             verbose = true;
         else if (atoi(argv[i]) > 0 && npos < 3)
@@ -374,9 +385,10 @@ int main(int argc, char **argv)
     if (ndesigns == 0)
         for (int d = 0; d < sim_designs("qwirkle"); d++)
             designs[ndesigns++] = d;
-    for (int i = 0; enrol && i < ndesigns; i++)
-        if (enrol_design(model, designs[i], width, height, &enrolled[designs[i]], &retakes,
-                         &e) != 0) {
+    for (int i = 0; enrol == 1 && i < ndesigns; i++)
+        if (enrol_design(model, designs[i], width, height,
+                         ENROL_SEED0 + 100 * (uint64_t)designs[i], SIM_SETUP_GOOD, ENROL_TAKES,
+                         &enrolled[designs[i]], &retakes, &e) != 0) {
             /* a set that cannot be enrolled is read without: counted */
             printf("design %d: enrolment failed: %s\n", designs[i], e.msg);
             enrol_failed++;
@@ -453,6 +465,18 @@ int main(int argc, char **argv)
          * the stable ones (and check hands on the others). */
         ref_reader_free(rd);
         rd = NULL;
+        if (enrol == 2) {
+            /* the set enrolled at this table: the stream's own camera and
+             * light (sim: the same seed) */
+            free(enrolled[o.design]);
+            enrolled[o.design] = NULL;
+            if (enrol_design(model, o.design, width, height, seed, setup, 1,
+                             &enrolled[o.design], &retakes, &e) != 0) {
+                if (verbose)
+                    printf("seed %llu: enrolment failed: %s\n", (unsigned long long)seed, e.msg);
+                enrol_failed++;
+            }
+        }
         if (new_reader(model, enrolled[o.design], &rd, &e) != 0) {
             fprintf(stderr, "bench_recognize: %s\n", e.msg);
             return 1;
@@ -592,10 +616,14 @@ int main(int argc, char **argv)
     for (int i = 0; i < ndesigns; i++)
         printf(" %d", designs[i]);
     printf("; camera set-ups %s", sim_setup_name(setup));
-    if (enrol)
-        printf("; each design's set enrolled (%d of %d enrolments failed, %d photos taken "
-               "again)",
+    if (enrol == 1)
+        printf("; each design's set enrolled with another camera (%d of %d enrolments "
+               "failed, %d photos taken again)",
                enrol_failed, ndesigns, retakes);
+    if (enrol == 2)
+        printf("; each stream's set enrolled with its own camera (%d enrolments failed: "
+               "read without)",
+               enrol_failed);
     printf("\n");
     printf("pieces: precision %.4f recall %.4f (tp %d, fp %d, fn %d)\n",
            c.tp + c.fp ? (double)c.tp / (c.tp + c.fp) : 0, c.tp + c.fn ? (double)c.tp / (c.tp + c.fn) : 0,

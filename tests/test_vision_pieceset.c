@@ -22,6 +22,10 @@
 #define NF 64
 #define NV 12
 
+/* The model's spread of one feature across cameras (its manifest's), as a
+ * standard deviation: the made-up features are measured in it. */
+static double unit = 1;
+
 static vis_classifier *builtin(void)
 {
     vis_classifier *c = NULL;
@@ -29,6 +33,8 @@ static vis_classifier *builtin(void)
     if (vis_classifier_builtin("qwirkle", &c, &e) != 0)
         fail_msg("%s", e.msg);
     assert_int_equal(vis_classifier_nfeatures(c), NF);
+    if (vis_classifier_feature_spread(c, 0) > 0)
+        unit = sqrt(vis_classifier_feature_spread(c, 0));
     return c;
 }
 
@@ -40,13 +46,14 @@ static double noise(unsigned *s)
 }
 
 /* Features of a piece of shape sh and colour co: each value has a
- * direction of its own, plus noise of the given size. */
+ * direction of its own, 4 spreads long, plus noise of the given size (in
+ * spreads). */
 static void features(int sh, int co, double amount, unsigned *s, float *f)
 {
     for (int k = 0; k < NF; k++)
-        f[k] = (float)(amount * noise(s));
-    f[sh] += 3;
-    f[10 + co] += 3;
+        f[k] = (float)(amount * unit * noise(s));
+    f[sh] += (float)(4 * unit);
+    f[10 + co] += (float)(4 * unit);
 }
 
 /* The classifier's opinion: colours right and sure; shapes right too,
@@ -89,7 +96,10 @@ static void test_confused_set_is_put_right(void **state)
     unsigned seed = 99;
     float f[NF], p[NV];
     (void)state;
-    assert_true(vis_pieceset_weight(s, 0) > 0);
+    /* the shipped model measured its spread: the likelihood is Gaussian
+     * (weight 1) with it, not fitted to the photos */
+    assert_true(vis_classifier_feature_spread(c, 0) > 0);
+    assert_true(vis_pieceset_weight(s, 0) == 1);
     assert_int_equal(vis_pieceset_count(s, 0, 3), 6);
     assert_int_equal(vis_pieceset_count(s, 1, 5), 6);
     for (int i = 0; i < 6; i++) {
@@ -127,7 +137,7 @@ static void test_uninformative_set_adds_nothing(void **state)
         for (int co = 0; co < 6; co++) {
             int values[2] = {sh, co};
             for (int k = 0; k < NF; k++)
-                f[k] = (float)noise(&seed);
+                f[k] = (float)(unit * noise(&seed));
             opinion(sh, co, false, p);
             assert_int_equal(vis_pieceset_add(s, f, p, values, &e), 0);
         }

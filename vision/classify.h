@@ -110,6 +110,12 @@ void vis_classifier_best(const float *p, int n, int *best, int *second);
  * checks that the node exists and gives F values a patch. */
 int vis_classifier_nfeatures(const vis_classifier *c);
 
+/* The features' spread for head h: the manifest's optional
+ * "features": {..., "spread": [one number a head]}, the variance of one
+ * feature round the mean of the patches of one value of one design, over
+ * many cameras and lights (models/feature_spread); 0 when not given. */
+double vis_classifier_feature_spread(const vis_classifier *c, int h);
+
 /* The SHA-256 of the network's .onnx bytes (64 lower-case hex digits):
  * what identifies a model, so that features kept from one model (an
  * enrolled set, vision/pieceset.h) are never compared with another's. */

@@ -41,6 +41,7 @@ struct vis_classifier {
     std::string out_name;    // the logits' layer
     std::string feat_name;   // the features' layer ("" when none)
     std::string feat_node;   // the ONNX node the manifest names
+    std::vector<double> feat_spread; // per head, or empty
     int nfeatures = 0;
     std::vector<float> blob; // the input tensor, kept between calls
 };
@@ -252,6 +253,25 @@ int cls__parse_manifest(const char *json, const std::vector<char> &text,
                                 cls__new, json, VIS_CLASSIFIER_MAX_FEATURES);
         c.feat_node = t->valuestring;
         c.nfeatures = static_cast<int>(n->valuedouble);
+        const cJSON *sp = cJSON_GetObjectItemCaseSensitive(feat, "spread");
+        c.feat_spread.clear();
+        if (sp) {
+            if (!cJSON_IsArray(sp) || cJSON_GetArraySize(sp) != nh)
+                return base_err_set(err, BASE_EPARSE,
+                                    "%s: manifest %s: \"features\".\"spread\" is "
+                                    "not %d numbers (one a head)",
+                                    cls__new, json, nh);
+            for (int h = 0; h < nh; h++) {
+                const cJSON *x = cJSON_GetArrayItem(sp, h);
+                if (!cJSON_IsNumber(x) || !(x->valuedouble > 0) ||
+                    !std::isfinite(x->valuedouble))
+                    return base_err_set(err, BASE_EPARSE,
+                                        "%s: manifest %s: \"features\".\"spread\" "
+                                        "item %d is not a number > 0",
+                                        cls__new, json, h);
+                c.feat_spread.push_back(x->valuedouble);
+            }
+        }
     }
     return 0;
 }
@@ -512,6 +532,13 @@ extern "C" int vis_classifier_nvalues(const vis_classifier *c)
 extern "C" int vis_classifier_nfeatures(const vis_classifier *c)
 {
     return c ? c->nfeatures : 0;
+}
+
+extern "C" double vis_classifier_feature_spread(const vis_classifier *c, int h)
+{
+    if (!c || h < 0 || h >= static_cast<int>(c->feat_spread.size()))
+        return 0;
+    return c->feat_spread[h];
 }
 
 extern "C" const char *vis_classifier_digest(const vis_classifier *c)

@@ -33,6 +33,7 @@ typedef struct ps__head {
     int *n;            /* enrolled pieces per value */
     double *mean;      /* nv x F */
     double spread;     /* pooled variance of one feature round its mean */
+    double mspread;    /* the model's measure of it across cameras (0: none) */
     double weight;     /* 0: not used */
     int ready;         /* finished with every value enrolled */
 } ps__head;
@@ -122,6 +123,7 @@ int vis_pieceset_new(const vis_classifier *c, vis_pieceset **out, base_err *err)
         return base_err_set(err, BASE_ENOMEM, "out of memory for an enrolled set");
     snprintf(s->digest, sizeof s->digest, "%s", vis_classifier_digest(c));
     for (int h = 0; h < nh; h++) {
+        s->h[h].mspread = vis_classifier_feature_spread(c, h);
         if (!(s->h[h].name = ps__strdup(vis_classifier_head_name(c, h)))) {
             vis_pieceset_free(s);
             return base_err_set(err, BASE_ENOMEM, "out of memory for an enrolled set");
@@ -265,11 +267,21 @@ int vis_pieceset_finish(vis_pieceset *s, base_err *err)
         lp = d2 + hd->nv;
         hd->weight = 0;
         best = ps__loo(s, h, 0, d2, lp);
-        for (int k = 0; k < ps__par.nweights; k++) {
-            double w = pow(2, ps__par.wlo + k * ps__par.wstep), ll = ps__loo(s, h, w, d2, lp);
-            if (ll > best) {
-                best = ll;
-                hd->weight = w;
+        if (hd->mspread > 0) {
+            /* the model measured how far a value's pieces spread across
+             * cameras and lights: that is the likelihood's width (the
+             * photos, one camera, spread less than later frames will),
+             * and the enrolment only says whether to use it at all */
+            hd->spread = hd->mspread;
+            if (ps__loo(s, h, 1, d2, lp) > best)
+                hd->weight = 1;
+        } else {
+            for (int k = 0; k < ps__par.nweights; k++) {
+                double w = pow(2, ps__par.wlo + k * ps__par.wstep), ll = ps__loo(s, h, w, d2, lp);
+                if (ll > best) {
+                    best = ll;
+                    hd->weight = w;
+                }
             }
         }
         free(d2);

@@ -11,12 +11,16 @@
  *
  *   p'(v) ~ p(v) * exp(-weight * |f - mean_v|^2 / (2 spread))
  *
- * spread is the pooled variance of one feature round its value's mean
- * (over the enrolled pieces) and weight is chosen by the enrolment itself:
- * of a grid of weights from 0 (the set adds nothing) up, the one that best
- * predicts each enrolled piece from the others (leave one out) - so a set
- * whose pieces the classifier already reads gets little weight, one it
- * confuses gets much, and no constant is fitted to test frames.
+ * spread is how far pieces of one value lie from their mean.  The photos
+ * of an enrolment share one camera and one light, and later frames do
+ * not: when the model's manifest measured the spread across cameras and
+ * lights (vis_classifier_feature_spread, models/feature_spread) that is
+ * used, with weight 1 (a Gaussian likelihood) if it predicts each
+ * enrolled piece from the others (leave one out) better than the
+ * classifier alone, else 0.  Without it the spread is the photos' own
+ * and the weight the best of a grid from 0 up by the same test - which
+ * one session's photos judge too kindly (docs/vision.md).  No constant is
+ * fitted to test frames.
  *
  * Features belong to one model: a set records the model's digest and its
  * heads, and vis_pieceset_check refuses another model.  Enrolment only
