@@ -68,6 +68,7 @@ static void slow_add(slow *sl, double ms, unsigned long long seed, int frame)
 typedef struct cmp {
     int matched, rank_ok, suit_ok, fp, fn;
     int conf_right[10], conf_wrong[10]; /* confidence deciles of right / wrong reads */
+    int turned; /* boards read turned by a multiple of 90 degrees */
 } cmp;
 
 static int decile(float conf)
@@ -85,7 +86,11 @@ static void rot(int k, int *x, int *y)
     }
 }
 
-/* Best match over the four grid rotations and every translation. */
+/* Best match over the four grid rotations and every translation.
+ * FORMATS.md section 4 compares positions up to a translation only (the
+ * cells are in the mat's frame), so a board read turned is never exact
+ * (and counted in c->turned); its cards are still matched turned, so that
+ * the counts say what was read. */
 static bool compare(const rules_piece *truth, int nt, const vis_cards_reading *rd, cmp *c,
                     bool verbose, unsigned long long seed, int frame)
 {
@@ -115,8 +120,13 @@ static bool compare(const rules_piece *truth, int nt, const vis_cards_reading *r
                     bdy = qy;
                 }
             }
-    bool exact = true;
+    bool exact = bk == 0 || nt == 0;
     unsigned char used[VIS_CARDS_MAX] = {0};
+    if (!exact) {
+        c->turned++;
+        if (verbose)
+            printf("  seed %llu frame %d: read turned by %d degrees\n", seed, frame, 90 * bk);
+    }
     char n1[4], n2[4];
     for (int a = 0; a < nt; a++) {
         int hit = -1;
@@ -436,6 +446,7 @@ int main(int argc, char **argv)
     band_print("whole board exact by the camera's px/mm at the board", &by_ppm);
     advised_print(&by_advice);
     printf("stable frames reported as a hand over the cards: %d\n", hand_false);
+    printf("boards read turned in the mat's frame: %d frames\n", c.turned);
     printf("mat not found / read failed: %d frames\n", errors);
     printf("whole board exact: %.2f%% (target 99%%) %s\n", frames ? 100.0 * exact / frames : 0,
            exact >= 0.99 * frames ? "PASS" : "MISS");

@@ -545,8 +545,13 @@ static void ref__orient(ref_reader *r, ref_reading *out)
     if (out->n == 0 || out->hand)
         return;
     if (!r->has_axes) {
+        /* the first axes are the mat's (FORMATS.md 1 and 4): of the ways
+         * the grid can be numbered (a quarter turn for cubes, a half for
+         * cards, whose cells are not square), the one whose x axis runs
+         * nearest the mat's x, toward marker 1 */
+        double step = ref__is_cards(r) ? 180.0 : 90.0;
         r->has_axes = true;
-        r->axes_deg = out->grid_angle_deg;
+        r->axes_deg = out->grid_angle_deg - step * round(out->grid_angle_deg / step);
     }
     ref_reading_turn_to(out, r->axes_deg);
 }

@@ -1852,6 +1852,100 @@ static void test_memory(void **state)
     vis_image_free(cl);
 }
 
+/* The cells are in the mat's frame (FORMATS.md 1 and 4): the board the
+ * camera sees is reported as it lies on the mat, up to a translation
+ * only, whichever way the camera looks at it.  `tablecam sim --game cards
+ * --seed 5 --moves 5 --clean --no-hands` (1280x960, last frame) came out
+ * turned by 180 degrees, every card at (1-x, 1-y) of the truth; seed 6
+ * has the camera on the far side of the mat (yaw 171 degrees).  Both boards change under a half turn, so a
+ * turned reading cannot pass. */
+static void cards_cells(const cJSON *pieces, int *x, int *y, int *n, int cap)
+{
+    int minx = 1 << 20, miny = 1 << 20;
+    *n = 0;
+    for (const cJSON *p = pieces ? pieces->child : NULL; p && *n < cap; p = p->next) {
+        x[*n] = cJSON_GetObjectItem(p, "x")->valueint;
+        y[*n] = cJSON_GetObjectItem(p, "y")->valueint;
+        minx = x[*n] < minx ? x[*n] : minx;
+        miny = y[*n] < miny ? y[*n] : miny;
+        (*n)++;
+    }
+    for (int i = 0; i < *n; i++) {
+        x[i] -= minx;
+        y[i] -= miny;
+    }
+}
+
+static bool cards_cell_in(const int *x, const int *y, int n, int cx, int cy)
+{
+    for (int i = 0; i < n; i++)
+        if (x[i] == cx && y[i] == cy)
+            return true;
+    return false;
+}
+
+static void test_mat_frame(void **state)
+{
+    const char *seeds[2] = {"5", "6"}, *setups[2] = {"any", "any"};
+    (void)state;
+    for (int k = 0; k < 2; k++) {
+        char *dir = th_tmpdir(), *truthp = th_path(dir, "truth.jsonl"), *text, *last, *frame;
+        int tx[64], ty[64], nt, rx[64], ry[64], nr, maxx = 0, maxy = 0, nf;
+        bool symmetric = true;
+        th_run r;
+        cJSON *t, *rd;
+        assert_int_equal(th_tablecam(&r, NULL,
+                                     (const char *[]){"sim", "--game", "cards", "--seed",
+                                                      seeds[k], "--moves", "5", "--width", "1280",
+                                                      "--height", "960", "--clean", "--no-hands",
+                                                      "--setup", setups[k], "--out", dir, NULL}),
+                         0);
+        assert_int_equal(r.status, 0);
+        th_run_free(&r);
+        text = th_read_file(truthp, NULL);
+        assert_non_null(text);
+        nf = th_count_lines(text);
+        last = th_line(text, nf - 1);
+        t = cJSON_Parse(last);
+        cards_cells(cJSON_GetObjectItem(cJSON_GetObjectItem(t, "position"), "pieces"), tx, ty,
+                    &nt, 64);
+        assert_true(nt >= 4);
+        for (int i = 0; i < nt; i++) {
+            maxx = tx[i] > maxx ? tx[i] : maxx;
+            maxy = ty[i] > maxy ? ty[i] : maxy;
+        }
+        for (int i = 0; i < nt; i++)
+            symmetric = symmetric && cards_cell_in(tx, ty, nt, maxx - tx[i], maxy - ty[i]);
+        assert_false(symmetric);
+        {
+            char name[32];
+            snprintf(name, sizeof name, "frame-%05d.png", nf - 1);
+            frame = th_path(dir, name);
+        }
+        assert_int_equal(th_tablecam(&r, NULL,
+                                     (const char *[]){"recognize", "--game", "cards", frame, NULL}),
+                         0);
+        if (r.status != 0)
+            fail_msg("seed %s: %s", seeds[k], r.err);
+        rd = cJSON_Parse(r.out);
+        cards_cells(cJSON_GetObjectItem(rd, "pieces"), rx, ry, &nr, 64);
+        assert_int_equal(nr, nt);
+        for (int i = 0; i < nr; i++)
+            if (!cards_cell_in(tx, ty, nt, rx[i], ry[i]))
+                fail_msg("seed %s: a card read at %d,%d, where the mat has none: %s", seeds[k],
+                         rx[i], ry[i], r.out);
+        cJSON_Delete(rd);
+        cJSON_Delete(t);
+        th_run_free(&r);
+        free(frame);
+        free(last);
+        free(text);
+        free(truthp);
+        th_rmtree(dir);
+        free(dir);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1868,6 +1962,7 @@ int main(void)
         cmocka_unit_test(test_court_heart_by_aspect),
         cmocka_unit_test(test_lone_back_not_flecks),
         cmocka_unit_test(test_hand),          cmocka_unit_test(test_sim_frame),
+        cmocka_unit_test(test_mat_frame),
         cmocka_unit_test(test_black_mat),     cmocka_unit_test(test_pair_which_way),
         cmocka_unit_test(test_speckled_table), cmocka_unit_test(test_court_letters),
         cmocka_unit_test(test_faint_letter), cmocka_unit_test(test_edge_ramp),

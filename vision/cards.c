@@ -5296,6 +5296,21 @@ int vis_cards_read(vis_cards *c, const vis_image *top, const vis_view *vw, vis_c
     int rc = cd__read_view(c, top, vw, out, err);
     if (rc != 0)
         return rc;
+    /* Cells are numbered in the mat's frame (FORMATS.md 1 and 4): the
+     * grid's x axis runs the way of the mat's x (toward marker 1), within
+     * a quarter turn, not against it.  A card's outline is the same turned
+     * half round, so the fit may take either way; the one against is
+     * turned here, cell k becoming -k - 1 with the corner's phase negated
+     * (the fit keeps its own way for the next frame). */
+    if (fabs(remainder(out->grid_angle_deg, 360.0)) > 90.0) {
+        for (int i = 0; i < out->ncards; i++) {
+            out->cards[i].gx = -out->cards[i].gx - 1;
+            out->cards[i].gy = -out->cards[i].gy - 1;
+        }
+        out->grid_angle_deg = remainder(out->grid_angle_deg + 180.0, 360.0);
+        out->phase_x_mm = -out->phase_x_mm;
+        out->phase_y_mm = -out->phase_y_mm;
+    }
     for (int i = 0; i < out->ncards; i++)
         cd__remember(c, out, &out->cards[i]);
     c->nmem = vis__forget(c->mem, c->nmem, sizeof *c->mem, out->hand);
