@@ -651,18 +651,29 @@ int ref_reader_read(ref_reader *r, const vis_image *frame, ref_reading *out, bas
     return rc;
 }
 
+/* The rectified view of the cubes in frame (ref__prepare, its reading
+ * discarded) for the calls that read it once: *top NULL when no cube is
+ * seen. */
+static int ref__top(ref_reader *r, const vis_image *frame, vis_image **top, vis_view *view,
+                    base_err *err)
+{
+    ref_reading *rd = malloc(sizeof *rd);
+    int rc;
+    *top = NULL;
+    if (!rd)
+        return base_err_set(err, BASE_ENOMEM, "out of memory");
+    rc = ref__prepare(r, frame, rd, top, view, err);
+    free(rd);
+    return rc;
+}
+
 int ref_reader_learn(ref_reader *r, const vis_image *frame, vis_qwirkle_profile *profile,
                      base_err *err)
 {
     vis_image *top = NULL;
     vis_view view;
-    ref_reading *rd = malloc(sizeof *rd);
     int rc;
-    if (!rd)
-        return base_err_set(err, BASE_ENOMEM, "out of memory");
-    rc = ref__prepare(r, frame, rd, &top, &view, err);
-    free(rd);
-    if (rc != 0)
+    if ((rc = ref__top(r, frame, &top, &view, err)) != 0)
         return rc;
     if (!top)
         return base_err_set(err, BASE_ENOTFOUND,
@@ -725,18 +736,13 @@ int ref_reader_enrol(ref_reader *r, const vis_image *frame, int image, vis_piece
 {
     vis_image *top = NULL;
     vis_view view;
-    ref_reading *rd;
     int rc;
     if (!r || !frame || !set)
         return base_err_set(err, BASE_EINVAL, "ref_reader_enrol: NULL argument");
     if (image < 0 || image >= ref_reader_enrol_images(r->game))
         return base_err_set(err, BASE_EINVAL, "ref_reader_enrol: photo %d of a %s set", image,
                             r->game);
-    if (!(rd = malloc(sizeof *rd)))
-        return base_err_set(err, BASE_ENOMEM, "out of memory");
-    rc = ref__prepare(r, frame, rd, &top, &view, err);
-    free(rd);
-    if (rc != 0)
+    if ((rc = ref__top(r, frame, &top, &view, err)) != 0)
         return rc;
     if (!top)
         return base_err_set(err, BASE_ENOTFOUND, "the photo of the %s shows no cubes",

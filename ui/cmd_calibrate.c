@@ -156,7 +156,6 @@ static int ui__cal_colors(const ui_command *self, int argc, char **argv)
     vis_image *img = NULL;
     vis_qwirkle_profile prof;
     vis_camera lens;
-    cal_mat m;
     base_err err;
     char *json = NULL;
     if ((rc = ui_parse_args(self, argc, argv, opts, 5, pos, 1, &npos)) != 0)
@@ -165,16 +164,9 @@ static int ui__cal_colors(const ui_command *self, int argc, char **argv)
         ui_usage(self, stderr);
         return UI_EXIT_USAGE;
     }
-    if (mat && cal_mat_parse(mat, &m, &err) != 0)
-        return ui_fail(self, UI_EXIT_USAGE, "--mat: %s", err.msg);
-    memset(&cfg, 0, sizeof cfg);
-    cfg.game = "qwirkle";
-    cfg.mat = mat;
-    if (lensname) {
-        if (ui_lens_load(lensname, dbpath, &lens, &err) != 0)
-            return ui_fail(self, UI_EXIT_USAGE, "--lens: %s", err.msg);
-        cfg.lens = &lens;
-    }
+    if ((status = ui_reader_setup(self, "qwirkle", mat, lensname, NULL, dbpath, &cfg, &lens,
+                                  &prof)) != UI_EXIT_OK)
+        return status;
     if (vis_image_read(pos[0], 3, &img, &err) != 0)
         return ui_fail(self, UI_EXIT_USAGE, "cannot read the image: %s", err.msg);
     if ((rc = ref_reader_new(&cfg, &rd, &err)) == 0)
@@ -213,7 +205,6 @@ static int ui__cal_pieces(const ui_command *self, int argc, char **argv)
     vis_pieceset *set = NULL;
     vis_qwirkle_profile prof;
     vis_camera lens;
-    cal_mat m;
     base_err err;
     char *json = NULL;
     if ((rc = ui_parse_args(self, argc, argv, opts, 7, pos, UI__CAL_MAX_IMAGES, &npos)) != 0)
@@ -235,18 +226,9 @@ static int ui__cal_pieces(const ui_command *self, int argc, char **argv)
         return ui_fail(self, UI_EXIT_USAGE, "a %s set is enrolled from %d photos (%s), not %d",
                        game, want, order, npos);
     }
-    if (mat && cal_mat_parse(mat, &m, &err) != 0)
-        return ui_fail(self, UI_EXIT_USAGE, "--mat: %s", err.msg);
-    memset(&cfg, 0, sizeof cfg);
-    cfg.game = game;
-    cfg.mat = mat;
-    if (lensname) {
-        if (ui_lens_load(lensname, dbpath, &lens, &err) != 0)
-            return ui_fail(self, UI_EXIT_USAGE, "--lens: %s", err.msg);
-        cfg.lens = &lens;
-    }
-    if (profile && ui_colors_load(profile, dbpath, game, &prof, &err) != 0)
-        return ui_fail(self, UI_EXIT_USAGE, "--profile: %s", err.msg);
+    if ((status = ui_reader_setup(self, game, mat, lensname, profile, dbpath, &cfg, &lens,
+                                  &prof)) != UI_EXIT_OK)
+        return status;
     if ((rc = ref_reader_new(&cfg, &rd, &err)) != 0 ||
         (rc = ref_reader_enrol_begin(rd, &set, &err)) != 0) {
         status = ui_fail(self, UI_EXIT_FAIL, "%s", err.msg);

@@ -36,7 +36,6 @@ int ui_cmd_recognize(int argc, char **argv)
     vis_qwirkle_profile prof;
     vis_pieceset *set = NULL;
     vis_camera lens;
-    cal_mat m;
     base_err err;
 
     if ((rc = ui_parse_args(self, argc, argv, opts, 6, pos, 1, &npos)) != 0)
@@ -48,18 +47,9 @@ int ui_cmd_recognize(int argc, char **argv)
     if (!ref_reader_supported(game))
         return ui_fail(self, UI_EXIT_USAGE, "no recogniser for the game '%s' (qwirkle and cards have one)",
                        game);
-    if (mat && cal_mat_parse(mat, &m, &err) != 0)
-        return ui_fail(self, UI_EXIT_USAGE, "--mat: %s", err.msg);
-    memset(&cfg, 0, sizeof cfg);
-    cfg.game = game;
-    cfg.mat = mat;
-    if (lensname) {
-        if (ui_lens_load(lensname, dbpath, &lens, &err) != 0)
-            return ui_fail(self, UI_EXIT_USAGE, "--lens: %s", err.msg);
-        cfg.lens = &lens;
-    }
-    if (profile && ui_colors_load(profile, dbpath, game, &prof, &err) != 0)
-        return ui_fail(self, UI_EXIT_USAGE, "--profile: %s", err.msg);
+    if ((status = ui_reader_setup(self, game, mat, lensname, profile, dbpath, &cfg, &lens,
+                                  &prof)) != UI_EXIT_OK)
+        return status;
     if (pieces && ui_pieces_load(pieces, dbpath, game, &set, &err) != 0)
         return ui_fail(self, UI_EXIT_USAGE, "--pieces: %s", err.msg);
     if (vis_image_read(pos[0], 3, &img, &err) != 0) {

@@ -55,6 +55,27 @@ int ui_lens_load(const char *what, const char *dbpath, vis_camera *out, base_err
     return rc;
 }
 
+int ui_reader_setup(const ui_command *self, const char *game, const char *mat,
+                    const char *lensname, const char *profile, const char *dbpath,
+                    ref_reader_config *cfg, vis_camera *lens, vis_qwirkle_profile *prof)
+{
+    cal_mat m;
+    base_err err;
+    if (mat && cal_mat_parse(mat, &m, &err) != 0)
+        return ui_fail(self, UI_EXIT_USAGE, "--mat: %s", err.msg);
+    memset(cfg, 0, sizeof *cfg);
+    cfg->game = game;
+    cfg->mat = mat;
+    if (lensname) {
+        if (ui_lens_load(lensname, dbpath, lens, &err) != 0)
+            return ui_fail(self, UI_EXIT_USAGE, "--lens: %s", err.msg);
+        cfg->lens = lens;
+    }
+    if (profile && ui_colors_load(profile, dbpath, game, prof, &err) != 0)
+        return ui_fail(self, UI_EXIT_USAGE, "--profile: %s", err.msg);
+    return UI_EXIT_OK;
+}
+
 int ui_pieces_load(const char *what, const char *dbpath, const char *game, vis_pieceset **out,
                    base_err *err)
 {

@@ -8,6 +8,7 @@
 
 #include "base.h"
 #include "calib.h"
+#include "referee.h"
 
 /* Exit statuses of every subcommand. */
 enum { UI_EXIT_OK = 0, UI_EXIT_FAIL = 1, UI_EXIT_USAGE = 2 };
@@ -79,6 +80,13 @@ int ui_cmd_calibrate(int argc, char **argv);
 int ui_lens_load(const char *what, const char *dbpath, vis_camera *out, base_err *err);
 int ui_colors_load(const char *what, const char *dbpath, const char *game,
                    vis_qwirkle_profile *out, base_err *err);
+/* The reader's set-up from the options every reading command shares:
+ * --mat (checked), --lens and --profile (each may be NULL), into *cfg
+ * (whose lens points at *lens) and *prof.  On a bad one, prints it as the
+ * command's error and returns UI_EXIT_USAGE; else UI_EXIT_OK. */
+int ui_reader_setup(const ui_command *self, const char *game, const char *mat,
+                    const char *lensname, const char *profile, const char *dbpath,
+                    ref_reader_config *cfg, vis_camera *lens, vis_qwirkle_profile *prof);
 /* An enrolled set (`calibrate pieces`) of game; BASE_EINVAL when it was
  * enrolled for another game. */
 int ui_pieces_load(const char *what, const char *dbpath, const char *game, vis_pieceset **out,
