@@ -1,6 +1,6 @@
 /* sim/capture.c: the `sim:` camera, a capture backend over a sim stream,
  * for `tablecam watch --camera sim:GAME[:seed=N][:fps=F][:WxH][:moves=M]
- * [:illegal=P]` and the demo. */
+ * [:illegal=P][:design=D][:down=P][:setup=S]` and the demo. */
 #define _POSIX_C_SOURCE 200809L
 #include "sim.h"
 
@@ -59,6 +59,7 @@ int sim_capture_open(const char *spec, vis_capture **out, base_err *err)
         } else if (sscanf(tok, "moves=%d%c", &o.max_moves, &tail) == 1 && o.max_moves >= 0) {
         } else if (sscanf(tok, "illegal=%lf%c", &o.illegal, &tail) == 1) {
         } else if (sscanf(tok, "design=%d%c", &o.design, &tail) == 1) {
+        } else if (sscanf(tok, "down=%lf%c", &o.down, &tail) == 1) {
         } else if (strncmp(tok, "setup=", 6) == 0 && sim_setup_from_name(tok + 6, &o.setup)) {
         } else if (sscanf(tok, "%dx%d%c", &w, &h, &tail) == 2) {
             o.width = w;
@@ -66,7 +67,7 @@ int sim_capture_open(const char *spec, vis_capture **out, base_err *err)
         } else {
             return base_err_set(err, BASE_EINVAL,
                                 "camera '%s': unknown option '%s' (seed=N, fps=F, WxH, moves=M, "
-                                "illegal=P, design=D, setup=mixed|any|good)",
+                                "illegal=P, design=D, down=P, setup=mixed|any|good)",
                                 spec, tok);
         }
     }

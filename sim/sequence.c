@@ -147,6 +147,14 @@ int sim_designs(const char *game)
     return d ? d->ndesigns : 0;
 }
 
+const char *sim_design_name(const char *game, int design)
+{
+    const sim__driver *d = sim__driver_for(game);
+    if (!d || !d->design_name || design < 0 || design >= d->ndesigns)
+        return NULL;
+    return d->design_name(design);
+}
+
 int sim_enrol_images(const char *game)
 {
     const sim__driver *d = sim__driver_for(game);
@@ -692,6 +700,8 @@ static cJSON *sim__truth(sim_stream *s, double t, const sim__obj *objs, int n, b
     cJSON_AddBoolToObject(o, "hand_in_view", hand_in_view);
     if (s->drv->ndesigns > 0)
         cJSON_AddNumberToObject(o, "design", s->design);
+    if (s->drv->ndesigns > 0 && s->drv->design_name)
+        cJSON_AddStringToObject(o, "deck", s->drv->design_name(s->design));
     if (s->o.enrol >= 0)
         cJSON_AddNumberToObject(o, "enrol", s->o.enrol);
     if (s->hand_now) {
@@ -719,6 +729,8 @@ static cJSON *sim__truth(sim_stream *s, double t, const sim__obj *objs, int n, b
         cJSON_AddNumberToObject(e, "rot_deg", sim__round(p->obj.yaw * 180 / SIM__PI, 0.01));
         if (p->illegal)
             cJSON_AddBoolToObject(e, "illegal", true);
+        if (p->obj.down)
+            cJSON_AddBoolToObject(e, "down", true);
         {
             /* covered (by a hand, mostly): the centre of its top face
              * cannot be seen */
@@ -858,6 +870,12 @@ static int sim__check_options(const sim__driver *d, const sim_options *o, base_e
     if (!(o->illegal >= 0 && o->illegal <= 1))
         return base_err_set(err, BASE_EINVAL, "sim: illegal probability %g is outside 0..1",
                             o->illegal);
+    if (!(o->down >= 0 && o->down <= 1))
+        return base_err_set(err, BASE_EINVAL, "sim: down probability %g is outside 0..1",
+                            o->down);
+    if (o->down > 0 && !d->set_down)
+        return base_err_set(err, BASE_EINVAL, "sim: down %g: %s pieces never lie face down",
+                            o->down, d->game);
     if (o->enrol >= 0 && (d->nenrol <= 0 || !d->enrol))
         return base_err_set(err, BASE_EUNSUPPORTED,
                             "sim: enrol %d: the %s set has no enrolment layout yet", o->enrol,
@@ -963,6 +981,13 @@ static int sim__enrol_layout(sim_stream *s, base_err *err)
     return 0;
 }
 
+/* 0, or the error the driver met decorating pieces (a card deck that did
+ * not render). */
+static int sim__driver_ok(sim_stream *s, base_err *err)
+{
+    return s->drv->failed && s->dstate ? s->drv->failed(s->dstate, err) : 0;
+}
+
 static void sim__seats(sim_stream *s, sim__rng *r)
 {
     static const double skins[][3] = {{0.93, 0.75, 0.62}, {0.85, 0.64, 0.5}, {0.72, 0.52, 0.38},
@@ -1042,6 +1067,16 @@ int sim_stream_new(const char *game, uint64_t seed, const sim_options *opt, sim_
         s->design = opt->design >= 0 ? opt->design : sim__rng_int(&rd, s->drv->ndesigns);
         s->drv->set_design(s->dstate, s->design);
     }
+    if (s->drv->set_down) {
+        sim__rng rdown; /* its own stream too: down=0 changes nothing else */
+        sim__rng_seed(&rdown, seed, 7);
+        s->drv->set_down(s->dstate, opt->down, &rdown);
+    }
+    if ((rc = sim__driver_ok(s, err)) != 0) {
+        cJSON_Delete(header);
+        sim_stream_free(s);
+        return rc;
+    }
     rc = rules_game_new(game, header, err, &s->g);
     cJSON_Delete(header);
     if (rc) {
@@ -1094,6 +1129,8 @@ int sim_stream_new(const char *game, uint64_t seed, const sim_options *opt, sim_
     }
     if (opt->enrol >= 0) {
         rc = sim__enrol_layout(s, err);
+        if (rc == 0)
+            rc = sim__driver_ok(s, err);
         if (rc) {
             sim_stream_free(s);
             return rc;
@@ -1115,6 +1152,10 @@ int sim_stream_new(const char *game, uint64_t seed, const sim_options *opt, sim_
         }
     }
     sim__rows(s, -1, NULL);
+    if ((rc = sim__driver_ok(s, err)) != 0) {
+        sim_stream_free(s);
+        return rc;
+    }
     /* The first still frames: the table before the first move. */
     s->nkeys = s->nevents = s->next_event = 0;
     s->plan_end = sim__rng_range(&s->rng_move, 0.6, 1.5);
@@ -1126,7 +1167,15 @@ int sim_stream_new(const char *game, uint64_t seed, const sim_options *opt, sim_
  * then are made and the next moves planned.  Returns 0, BASE_EEOF at the
  * end of the stream, or an error.  Nothing here depends on the pictures,
  * so a frame reached by skipping is the frame reached by rendering. */
+static int sim__advance_match(sim_stream *s, double t, base_err *err);
+
 static int sim__advance(sim_stream *s, double t, base_err *err)
+{
+    int rc = sim__advance_match(s, t, err);
+    return rc ? rc : sim__driver_ok(s, err);
+}
+
+static int sim__advance_match(sim_stream *s, double t, base_err *err)
 {
     int rc;
 

@@ -48,8 +48,14 @@ typedef struct sim_options {
     bool hands;         /* draw hands and arms during moves; default true */
     /* The design of the set (the look of its pieces: docs/sim.md), 0 to
      * sim_designs(game) - 1; -1 draws one from the seed.  Default 0, the
-     * classic set.  Games with one look (sim_designs 0) take 0 only. */
+     * classic set (cards: the deck "drawn-classic").  Games with one look
+     * (sim_designs 0) take 0 only. */
     int design;
+    /* The probability that a placed card lies face down, showing its
+     * deck's back (for readers that must tell backs from faces and from
+     * the table); decided once a card from its own seed stream, so that 0
+     * (the default) changes nothing else.  Cards only; 0..1. */
+    double down;
     /* How the camera is set up: SIM_SETUP_ANY (default: any yaw, tilt up
      * to 40 degrees, the mat filling 70-95 % of what fits), SIM_SETUP_GOOD
      * (square to one side of the mat, tilt up to 20 degrees, the mat
@@ -81,6 +87,11 @@ const char *sim_setup_name(int setup);
 
 /* How many designs of game's set sim can draw (0: one look only). */
 int sim_designs(const char *game);
+
+/* The stable id of design of game's set (cards: "drawn-classic",
+ * "kde-standard", ...: docs/sim.md); NULL when design is out of range or
+ * the game's designs have no names. */
+const char *sim_design_name(const char *game, int design);
 
 /* How many photos an enrolment of game's set takes (FORMATS.md 7: 6 for
  * qwirkle, one per shape), that sim_options.enrol can render; 0 when sim
@@ -135,8 +146,8 @@ typedef struct sim_truth {
 int sim_truth_read(const char *game, const char *truth_json, sim_truth *out, base_err *err);
 
 /* The `sim:` camera: a capture (vision/capture.h) over a stream, from a
- * spec "sim:GAME[:seed=N][:fps=F][:WxH][:moves=M][:illegal=P][:design=D]".  err names
- * a bad option. */
+ * spec "sim:GAME[:seed=N][:fps=F][:WxH][:moves=M][:illegal=P][:design=D]
+ * [:down=P][:setup=S]".  err names a bad option. */
 #include "capture.h"
 int sim_capture_open(const char *spec, vis_capture **out, base_err *err);
 

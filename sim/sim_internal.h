@@ -8,6 +8,8 @@
  *            soft shadows, glare, vignetting, noise, blur, JPEG
  * qwirkle_pieces.c, cards_pieces.c  each game's piece look (a
  *            sim__piece_kind) and player (a sim__driver)
+ * cards_decks.c  the table of card decks and the rendering of a card's
+ *            face or back (OpenCV drawing, librsvg)
  * play.c     what the players share (an illegal placement)
  * sequence.c the stream: match, timeline of hands and pieces, truth JSON
  * capture.c  the `sim:` camera over a stream
@@ -134,6 +136,7 @@ typedef struct sim__obj {
     uint8_t faces[6];   /* what each face shows: 0 top, 1 +x, 2 -x, 3 +y,
                            4 -y, 5 bottom; meaning per piece kind */
     const vis_image *tex; /* a printed face (cards), owned by the driver */
+    bool down;          /* lies face down: its top shows the back (cards) */
     const void *style;  /* the set's design (qwirkle), owned by the driver */
     double corner_r;    /* rounded corners in plan view, mm (0: square) */
     /* hands: capsules in the plane z = z0 */
@@ -248,6 +251,16 @@ typedef struct sim__driver {
      * that picks one, before the first piece is decorated. */
     int ndesigns;
     void (*set_design)(void *state, int design);
+    /* The stable id of a design (sim_design_name); NULL when the game's
+     * designs have no names. */
+    const char *(*design_name)(int design);
+    /* Where pieces can lie face down (cards): each with probability p,
+     * decided once a piece from r (its own seed stream); may be NULL. */
+    void (*set_down)(void *state, double p, sim__rng *r);
+    /* The first error met while decorating pieces (a deck that did not
+     * render), copied into err, or 0; may be NULL.  decorate() cannot
+     * fail, so the stream asks after it. */
+    int (*failed)(void *state, base_err *err);
     /* The photos of an enrolment of the set (FORMATS.md 7; 0: sim has no
      * layout for it, enrol is NULL) and the layout of photo `image`: its
      * pieces with their grid cells (x toward marker 1, y toward marker 3:
@@ -262,6 +275,35 @@ typedef struct sim__driver {
  * the engine refuses; BASE_ENOTFOUND when 400 tries find none. */
 int sim__illegal_single(const rules_game *g, int player, const rules_piece *held, int nheld,
                         int spread, sim__rng *r, sim__fits_fn fits, void *ctx, rules_move *m);
+
+/* ---- cards_decks.c: the decks of cards ---- */
+
+#define SIM__CD_W 63.0 /* a poker card, mm */
+#define SIM__CD_H 88.0
+#define SIM__CD_PX 4.0 /* texture pixels per mm */
+#define SIM__CD_TEX_W 252 /* SIM__CD_W * SIM__CD_PX */
+#define SIM__CD_TEX_H 352
+#define SIM__CD_NDECKS 31 /* the designs of game "cards" */
+#define SIM__CD_BACK 52   /* the card number of the back (faces: suit * 13 + rank - 1) */
+
+/* Design's stable id ("drawn-classic", "kde-standard", ...); NULL out of
+ * range. */
+const char *sim__cd_deck_id(int design);
+/* The colour of the card's underside (face 5), 0..1. */
+void sim__cd_deck_underside(int design, float rgb[3]);
+
+/* A deck opened for one stream: a KDE deck's parsed document. */
+typedef struct sim__cd_deck sim__cd_deck;
+/* Opens design's deck: BASE_ENOTFOUND when its file is missing, BASE_EIO
+ * when it does not parse, err naming the file. */
+int sim__cd_deck_open(int design, sim__cd_deck **out, base_err *err);
+/* The same with a KDE design's document read from path instead (tests:
+ * a missing or broken file); path NULL is sim__cd_deck_open. */
+int sim__cd_deck_open_at(int design, const char *path, sim__cd_deck **out, base_err *err);
+/* Renders card (0..51, or SIM__CD_BACK) into a new SIM__CD_TEX_W x
+ * SIM__CD_TEX_H texture, 3 channels, BGR; err names the deck and card. */
+int sim__cd_deck_render(sim__cd_deck *d, int card, vis_image **out, base_err *err);
+void sim__cd_deck_close(sim__cd_deck *d);
 
 extern const sim__driver sim__qwirkle_driver;
 extern const sim__driver sim__cards_driver;

@@ -16,6 +16,7 @@
 #include "harness.h"
 #include "rules.h"
 #include "sim.h"
+#include "sim_internal.h" /* the card decks' renderer (cards_decks.c) */
 
 /* ---- helpers ---- */
 
@@ -189,6 +190,25 @@ static uint64_t truth_hash(const frames *f)
     return h;
 }
 
+/* Takes "design" and "deck" off a cards stream's truth lines: the lines
+ * recorded before cards had a table of decks carried neither (the deck was
+ * drawn from the seed then, and is design 0 now); all else is as it was. */
+static void strip_deck(frames *f)
+{
+    for (int i = 0; i < f->n; i++) {
+        cJSON *t = cJSON_Parse(f->truth[i]);
+        assert_non_null(t);
+        assert_true(cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(t, "design")));
+        assert_true(cJSON_IsString(cJSON_GetObjectItemCaseSensitive(t, "deck")));
+        cJSON_DeleteItemFromObjectCaseSensitive(t, "design");
+        cJSON_DeleteItemFromObjectCaseSensitive(t, "deck");
+        free(f->truth[i]);
+        f->truth[i] = cJSON_PrintUnformatted(t);
+        assert_non_null(f->truth[i]);
+        cJSON_Delete(t);
+    }
+}
+
 /* Ordinary streams stay what they were: truth lines recorded from the code
  * before enrolment streams existed (every seed stream shows in them: the
  * scene and camera, the look, the deal, the moves and their jitter, the
@@ -219,6 +239,8 @@ static void test_ordinary_streams_unchanged(void **state)
             o.mat_w = 700;
         frames_run(want[g].game, want[g].seed, &o, &f);
         assert_int_equal(f.n, 45);
+        if (strcmp(want[g].game, "cards") == 0)
+            strip_deck(&f);
         h = truth_hash(&f);
         if (h != want[g].hash)
             fail_msg("%s seed %llu: truth hash 0x%016llxull, recorded 0x%016llxull; frame 0: %s",
@@ -270,10 +292,6 @@ static void test_skip_is_rendering_unseen(void **state)
     }
 }
 
-/* The set's designs: the same seed in another design plays the same match
- * (truth lines equal but for "design") in other pixels; -1 draws a design
- * from the seed; a design out of range, or any but 0 for cards, is refused
- * naming it. */
 /* The camera's set-ups: a good one is square to a side of the mat, tilted
  * little, and sees the mat larger than any pose; mixed draws good on about
  * SIM_SETUP_GOOD_SHARE of seeds; the truth names the set-up. */
@@ -328,6 +346,9 @@ static void test_setups(void **state)
     }
 }
 
+/* The set's designs: the same seed in another design plays the same match
+ * (truth lines equal but for "design") in other pixels; -1 draws a design
+ * from the seed; a design out of range is refused naming it. */
 static void test_designs(void **state)
 {
     (void)state;
@@ -337,7 +358,7 @@ static void test_designs(void **state)
     base_err err = {0};
     int nd = sim_designs("qwirkle");
     assert_true(nd >= 8);
-    assert_int_equal(sim_designs("cards"), 0);
+    assert_int_equal(sim_designs("cards"), SIM__CD_NDECKS);
     assert_int_equal(sim_designs("chess"), 0);
     o.max_frames = 30;
     o.fps = 2;
@@ -387,9 +408,246 @@ static void test_designs(void **state)
     assert_non_null(strstr(err.msg, "design"));
     o.design = -2;
     assert_int_equal(sim_stream_new("qwirkle", 1, &o, &s, &err), BASE_EINVAL);
-    o.design = 1;
+    o.design = sim_designs("cards");
     assert_int_equal(sim_stream_new("cards", 1, &o, &s, &err), BASE_EINVAL);
-    assert_non_null(strstr(err.msg, "cards has one look"));
+    assert_non_null(strstr(err.msg, "design"));
+    assert_null(s);
+}
+
+/* ---- card decks ---- */
+
+/* The deck ids: one for each design, unique, and stable where recorded
+ * streams and models refer to them; none for a game whose designs have no
+ * names, or out of range. */
+static void test_deck_names(void **state)
+{
+    int n = sim_designs("cards");
+    (void)state;
+    assert_true(n >= 20);
+    assert_string_equal(sim_design_name("cards", 0), "drawn-classic");
+    assert_string_equal(sim_design_name("cards", 1), "drawn-four-colour");
+    assert_string_equal(sim_design_name("cards", 2), "drawn-cream");
+    assert_string_equal(sim_design_name("cards", 14), "kde-standard");
+    for (int d = 0; d < n; d++) {
+        const char *a = sim_design_name("cards", d);
+        assert_non_null(a);
+        assert_true(strncmp(a, "drawn-", 6) == 0 || strncmp(a, "kde-", 4) == 0 ||
+                    strncmp(a, "svg-", 4) == 0);
+        for (int e = 0; e < d; e++)
+            assert_string_not_equal(a, sim_design_name("cards", e));
+    }
+    assert_null(sim_design_name("cards", n));
+    assert_null(sim_design_name("cards", -1));
+    assert_null(sim_design_name("qwirkle", 0));
+    assert_null(sim_design_name("chess", 0));
+    assert_null(sim_design_name(NULL, 0));
+}
+
+/* Pixels of t more than DECK_INK (summed over B, G, R) away from its most
+ * common colour, within the rectangle x0..x1, y0..y1 mm. */
+#define DECK_INK 60
+static long deck_inked(const vis_image *t, double x0, double y0, double x1, double y1)
+{
+    static unsigned counts[4096];
+    unsigned best = 0;
+    int bi = 0;
+    long n = 0;
+    unsigned char bg[3];
+    memset(counts, 0, sizeof counts);
+    for (int y = 0; y < t->height; y++)
+        for (int x = 0; x < t->width; x++) {
+            const unsigned char *p = t->data + (size_t)y * (size_t)t->stride + (size_t)x * 3;
+            int k = (p[0] >> 4) << 8 | (p[1] >> 4) << 4 | p[2] >> 4;
+            if (++counts[k] > best) {
+                best = counts[k];
+                bi = k;
+            }
+        }
+    bg[0] = (unsigned char)(((bi >> 8) & 15) * 16 + 8);
+    bg[1] = (unsigned char)(((bi >> 4) & 15) * 16 + 8);
+    bg[2] = (unsigned char)((bi & 15) * 16 + 8);
+    for (int y = (int)(y0 * SIM__CD_PX); y < (int)(y1 * SIM__CD_PX) && y < t->height; y++)
+        for (int x = (int)(x0 * SIM__CD_PX); x < (int)(x1 * SIM__CD_PX) && x < t->width; x++) {
+            const unsigned char *p = t->data + (size_t)y * (size_t)t->stride + (size_t)x * 3;
+            n += abs(p[0] - bg[0]) + abs(p[1] - bg[1]) + abs(p[2] - bg[2]) > DECK_INK;
+        }
+    return n;
+}
+
+/* Every design renders its 52 faces and its back: each printed (at least
+ * 1 % of it away from its card stock), the faces of a deck all different,
+ * the back unlike any face.  The decks sim writes itself (drawn, svg) put
+ * their index where commercial cards do: ink within 16 mm of the long edge
+ * and 30 mm of the short one at the top-left, and the same turned at the
+ * bottom-right (the KDE decks are what they are). */
+static void test_every_deck_renders(void **state)
+{
+    (void)state;
+    for (int d = 0; d < sim_designs("cards"); d++) {
+        const char *id = sim_design_name("cards", d);
+        bool own = strncmp(id, "kde-", 4) != 0;
+        vis_image *t[SIM__CD_BACK + 1] = {0};
+        sim__cd_deck *deck = NULL;
+        base_err err = {0};
+        if (sim__cd_deck_open(d, &deck, &err) != 0)
+            fail_msg("deck %s: %s", id, err.msg);
+        for (int c = 0; c <= SIM__CD_BACK; c++) {
+            long all, need;
+            if (sim__cd_deck_render(deck, c, &t[c], &err) != 0)
+                fail_msg("deck %s card %d: %s", id, c, err.msg);
+            assert_int_equal(t[c]->width, SIM__CD_TEX_W);
+            assert_int_equal(t[c]->height, SIM__CD_TEX_H);
+            assert_int_equal(t[c]->channels, 3);
+            all = deck_inked(t[c], 0, 0, SIM__CD_W, SIM__CD_H);
+            need = (long)SIM__CD_TEX_W * SIM__CD_TEX_H / 100;
+            if (all < need)
+                fail_msg("deck %s card %d: %ld pixels printed, want %ld", id, c, all, need);
+            if (own && c != SIM__CD_BACK &&
+                (deck_inked(t[c], 0, 0, 16, 30) == 0 ||
+                 deck_inked(t[c], SIM__CD_W - 16, SIM__CD_H - 30, SIM__CD_W, SIM__CD_H) == 0))
+                fail_msg("deck %s card %d: no index in the corners", id, c);
+            for (int e = 0; e < c; e++)
+                if (same_image(t[c], t[e]))
+                    fail_msg("deck %s: cards %d and %d look the same", id, e, c);
+        }
+        for (int c = 0; c <= SIM__CD_BACK; c++)
+            vis_image_free(t[c]);
+        sim__cd_deck_close(deck);
+    }
+}
+
+/* A deck that cannot be rendered is an error naming the file and the
+ * card, never a crash: a missing document, one that is not SVG, a card
+ * that is not there. */
+static void test_deck_errors(void **state)
+{
+    char *dir = th_tmpdir(), *bad = th_path(dir, "bad.svgz"), *none = th_path(dir, "none.svgz");
+    sim__cd_deck *deck = (sim__cd_deck *)1;
+    vis_image *img = NULL;
+    base_err err = {0};
+    FILE *f;
+    (void)state;
+    assert_int_equal(sim__cd_deck_open_at(14, none, &deck, &err), BASE_ENOTFOUND);
+    assert_null(deck);
+    assert_non_null(strstr(err.msg, "none.svgz"));
+    assert_non_null(strstr(err.msg, "kde-standard"));
+    assert_non_null(f = fopen(bad, "wb"));
+    fputs("this is no SVG", f);
+    fclose(f);
+    assert_int_equal(sim__cd_deck_open_at(14, bad, &deck, &err), BASE_EIO);
+    assert_null(deck);
+    assert_non_null(strstr(err.msg, "bad.svgz"));
+    /* a document without the card ids: an SVG deck of the wrong kind */
+    assert_non_null(f = fopen(bad, "wb"));
+    fputs("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"100\" height=\"100\">"
+          "<rect id=\"other\" width=\"10\" height=\"10\"/></svg>",
+          f);
+    fclose(f);
+    assert_int_equal(sim__cd_deck_open_at(14, bad, &deck, &err), 0);
+    assert_int_not_equal(sim__cd_deck_render(deck, 0, &img, &err), 0);
+    assert_null(img);
+    assert_non_null(strstr(err.msg, "1_spade"));
+    assert_non_null(strstr(err.msg, "bad.svgz"));
+    assert_int_equal(sim__cd_deck_render(deck, SIM__CD_BACK + 1, &img, &err), BASE_EINVAL);
+    sim__cd_deck_close(deck);
+    assert_int_equal(sim__cd_deck_open_at(0, bad, &deck, &err), BASE_EINVAL);
+    assert_int_equal(sim__cd_deck_open(-1, &deck, &err), BASE_EINVAL);
+    th_rmtree(dir);
+    free(bad);
+    free(none);
+    free(dir);
+}
+
+/* The truth of a cards stream names its deck; with down=1 every card on
+ * the table lies face down (and says so), and down changes nothing else:
+ * down=0 is the default stream byte for byte, and down=0.5 plays the same
+ * match with the same truth but for "down". */
+static void test_cards_deck_and_down(void **state)
+{
+    sim_options o = small(240, 180);
+    frames a, b, c;
+    int down = 0, up = 0;
+    sim_stream *s = NULL;
+    base_err err = {0};
+    (void)state;
+    o.mat_w = 700;
+    o.max_frames = 30;
+    o.fps = 1;
+    frames_run("cards", 12, &o, &a);
+    o.down = 0;
+    frames_run("cards", 12, &o, &b);
+    assert_int_equal(a.n, b.n);
+    for (int i = 0; i < a.n; i++) {
+        assert_true(same_image(a.img[i], b.img[i]));
+        assert_string_equal(a.truth[i], b.truth[i]);
+        assert_non_null(strstr(a.truth[i], "\"design\":0,\"deck\":\"drawn-classic\""));
+        assert_null(strstr(a.truth[i], "\"down\""));
+    }
+    frames_free(&b);
+    o.down = 0.5;
+    frames_run("cards", 12, &o, &b);
+    assert_int_equal(a.n, b.n);
+    {
+        bool differ = false;
+        for (int i = 0; i < a.n; i++) {
+            cJSON *ta = cJSON_Parse(a.truth[i]), *tb = cJSON_Parse(b.truth[i]), *it;
+            cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(tb, "placement")) {
+                down += cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "down"));
+                up += !cJSON_GetObjectItemCaseSensitive(it, "down");
+                cJSON_DeleteItemFromObjectCaseSensitive(it, "down");
+            }
+            assert_true(cJSON_Compare(ta, tb, true));
+            differ |= !same_image(a.img[i], b.img[i]);
+            cJSON_Delete(ta);
+            cJSON_Delete(tb);
+        }
+        assert_true(differ);
+        assert_true(down > 0 && up > 0);
+    }
+    frames_free(&b);
+    /* all face down, in a KDE deck; the truth names the deck */
+    o.down = 1;
+    o.design = 14;
+    frames_run("cards", 12, &o, &c);
+    assert_int_equal(c.n, a.n);
+    down = 0;
+    for (int i = 0; i < c.n; i++) {
+        cJSON *t = cJSON_Parse(c.truth[i]), *it;
+        assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(t, "deck")),
+                            "kde-standard");
+        assert_int_equal((int)num(t, "design"), 14);
+        cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(t, "placement")) {
+            assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "down")));
+            down++;
+        }
+        cJSON_Delete(t);
+    }
+    assert_true(down >= c.n);
+    frames_free(&a);
+    frames_free(&c);
+    /* the sim: camera takes down=P */
+    {
+        vis_capture *cap = NULL;
+        vis_image *img = NULL;
+        double t = -1;
+        assert_int_equal(sim_capture_open("sim:cards:seed=3:160x120:down=1", &cap, &err), 0);
+        assert_int_equal(vis_capture_read(cap, &img, &t, &err), 0);
+        assert_non_null(img);
+        vis_image_free(img);
+        vis_capture_free(cap);
+        assert_int_equal(sim_capture_open("sim:cards:down=2", &cap, &err), BASE_EINVAL);
+        assert_non_null(strstr(err.msg, "down"));
+        assert_int_not_equal(sim_capture_open("sim:cards:down=x", &cap, &err), 0);
+        assert_non_null(strstr(err.msg, "down=P"));
+    }
+    /* down is a probability, and only cards lie face down */
+    o.down = 1.5;
+    assert_int_equal(sim_stream_new("cards", 1, &o, &s, &err), BASE_EINVAL);
+    assert_non_null(strstr(err.msg, "down"));
+    o = small(240, 180);
+    o.down = 0.5;
+    assert_int_equal(sim_stream_new("qwirkle", 1, &o, &s, &err), BASE_EINVAL);
+    assert_non_null(strstr(err.msg, "down"));
     assert_null(s);
 }
 
@@ -1070,6 +1328,10 @@ int main(void)
         cmocka_unit_test(test_skip_is_rendering_unseen),
         cmocka_unit_test(test_ordinary_streams_unchanged),
         cmocka_unit_test(test_designs),
+        cmocka_unit_test(test_deck_names),
+        cmocka_unit_test(test_every_deck_renders),
+        cmocka_unit_test(test_deck_errors),
+        cmocka_unit_test(test_cards_deck_and_down),
         cmocka_unit_test(test_setups),
         cmocka_unit_test(test_truth_replays_with_the_engine),
         cmocka_unit_test(test_cards_truth_replays_with_the_engine),

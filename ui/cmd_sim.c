@@ -2,7 +2,8 @@
  * Writes DIR/frame-NNNNN.png and DIR/truth.jsonl (one truth line per frame,
  * docs/sim.md), with a progress line on stderr when it is a terminal.
  * `--enrol K` renders photo K of an enrolment of the set (FORMATS.md 7)
- * instead of a match: one still frame unless --frames says otherwise. */
+ * instead of a match: one still frame unless --frames says otherwise.
+ * `--down P`: cards lie face down with probability P (their deck's back). */
 #define _POSIX_C_SOURCE 200809L
 #include "ui.h"
 
@@ -65,7 +66,7 @@ int ui_cmd_sim(int argc, char **argv)
     const char *game = NULL, *seed_s = NULL, *out = NULL, *frames_s = NULL, *moves_s = NULL;
     const char *width_s = NULL, *height_s = NULL, *illegal_s = NULL, *fps_s = NULL;
     const char *players_s = NULL, *mat_s = NULL, *design_s = NULL, *setup_s = NULL;
-    const char *enrol_s = NULL;
+    const char *enrol_s = NULL, *down_s = NULL;
     bool clean = false, no_hands = false;
     ui_opt opts[] = {
         {"--game", UI_OPT_VALUE, &game, NULL},       {"--seed", UI_OPT_VALUE, &seed_s, NULL},
@@ -76,6 +77,7 @@ int ui_cmd_sim(int argc, char **argv)
         {"--mat", UI_OPT_VALUE, &mat_s, NULL},       {"--clean", UI_OPT_FLAG, NULL, &clean},
         {"--no-hands", UI_OPT_FLAG, NULL, &no_hands}, {"--design", UI_OPT_VALUE, &design_s, NULL},
         {"--setup", UI_OPT_VALUE, &setup_s, NULL},   {"--enrol", UI_OPT_VALUE, &enrol_s, NULL},
+        {"--down", UI_OPT_VALUE, &down_s, NULL},
     };
     const char *pos[1];
     int npos, rc, status = UI_EXIT_OK;
@@ -147,6 +149,11 @@ int ui_cmd_sim(int argc, char **argv)
         ui_usage(self, stderr);
         return UI_EXIT_USAGE;
     }
+    if (!ui__sim_double(down_s, 0, 1, &o.down)) {
+        fprintf(stderr, "tablecam sim: --down wants a probability in 0..1, not '%s'\n", down_s);
+        ui_usage(self, stderr);
+        return UI_EXIT_USAGE;
+    }
     if (!ui__sim_double(fps_s, 0.1, 240, &o.fps)) {
         fprintf(stderr, "tablecam sim: --fps wants a number in 0.1..240, not '%s'\n", fps_s);
         ui_usage(self, stderr);
@@ -160,8 +167,11 @@ int ui_cmd_sim(int argc, char **argv)
     }
 
     if ((rc = sim_stream_new(game, (uint64_t)seed, &o, &s, &err)) != 0) {
-        /* what the user asked for cannot be simulated: a usage error */
-        bool usage = rc != BASE_ENOMEM && rc != BASE_EIO && rc != BASE_ECV;
+        /* what the user asked for cannot be simulated: a usage error; a
+         * machine that lacks or cannot read what the simulator draws from
+         * (a deck's file: scripts/install-deps installs them) is not */
+        bool usage = rc != BASE_ENOMEM && rc != BASE_EIO && rc != BASE_ECV &&
+                     rc != BASE_ENOTFOUND;
         const char *msg = strncmp(err.msg, "sim: ", 5) == 0 ? err.msg + 5 : err.msg;
         return ui_fail(self, usage ? UI_EXIT_USAGE : UI_EXIT_FAIL, "%s", msg);
     }

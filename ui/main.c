@@ -35,7 +35,9 @@ static const ui_command ui__commands[] = {
      "[--game G] [--json]", ui_cmd_stats},
     {"sim", "render simulated camera frames of a random game, with ground truth",
      "--game G --seed N --out DIR [--frames K] [--moves M] [--width W --height H] "
-     "[--illegal P] [--fps F] [--players N] [--mat WxH:S] [--clean] [--no-hands] [--design D] [--setup mixed|any|good] [--enrol K]", ui_cmd_sim},
+     "[--illegal P] [--fps F] [--players N] [--mat WxH:S] [--clean] [--no-hands] "
+     "[--design D|-1] [--down P] [--setup mixed|any|good] [--enrol K]",
+     ui_cmd_sim},
     {"serve", "the web app: live page and match history in a browser",
      "[--db FILE] [--http ADDR] [--token T]", ui_cmd_serve},
     {"recognize", "read the pieces off one photograph of the table (qwirkle, cards)",
