@@ -5,7 +5,7 @@ ASAN_BUILD ?= build-asan
 JOBS       ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all build deps test test-normal test-asan test-fast demo bench models models-spread clean
+.PHONY: all build deps test test-normal test-asan test-fast demo bench models models-qwirkle models-cards models-spread clean
 
 all: build
 
@@ -51,17 +51,39 @@ bench: build
 
 # Retrains the learned stages from the simulator (docs/models.md): needs
 # Debian's python3-torch, which nothing else does.  Rendered patches are
-# cached outside the repository, in MODELS_CACHE.  Two models: one trained
-# without the designs of MODEL_HOLD, which bench_recognize measures on
-# those designs (models/qwirkle-held.onnx), and the shipped one, trained on
-# every design and carrying the held-out figures (models/qwirkle.onnx).
+# cached outside the repository, in MODELS_CACHE.  Two models a game: one
+# trained without the designs of MODEL_HOLD (Qwirkle) or the decks of
+# MODEL_CARDS_HOLD (cards), which bench_recognize and bench_recognize_cards
+# measure on those designs (models/qwirkle-held.onnx, models/cards-held.onnx),
+# and the shipped one, trained on every design and carrying the held-out
+# figures (models/qwirkle.onnx, models/cards.onnx).
 MODELS_CACHE ?= /var/tmp/tablecam-models
 MODEL_HOLD   ?= 4,7
+# drawn-cream, kde-jolly-royal, kde-standard, svg-liberation-serif-4c-small
+MODEL_CARDS_HOLD ?= 2,6,14,28
 QW_PATCHES = ./$(BUILD)/models/qwirkle_patches --width 1280 --height 960 --moves 8
 QW_DATA = $(MODELS_CACHE)/qw-a,$(MODELS_CACHE)/qw-b,$(MODELS_CACHE)/qw-c,$(MODELS_CACHE)/qw-d
-models: build
-	@command -v /usr/bin/python3 >/dev/null && /usr/bin/python3 -c 'import torch, numpy' 2>/dev/null || \
+CD_PATCHES = ./$(BUILD)/models/cards_patches --width 1280 --height 960 --moves 12
+CD_DATA = $(MODELS_CACHE)/cd-a,$(MODELS_CACHE)/cd-b
+TORCH_CHECK = @command -v /usr/bin/python3 >/dev/null && /usr/bin/python3 -c 'import torch, numpy' 2>/dev/null || \
 	    { echo "make models needs Debian's python3-torch (apt-get install python3-torch)" >&2; exit 1; }
+models: models-qwirkle models-cards
+
+models-cards: build
+	$(TORCH_CHECK)
+	mkdir -p $(MODELS_CACHE)
+	[ -f $(MODELS_CACHE)/cd-a/patches.json ] || $(CD_PATCHES) --out $(MODELS_CACHE)/cd-a --designs 0-15 --seeds 1-10 & \
+	[ -f $(MODELS_CACHE)/cd-b/patches.json ] || $(CD_PATCHES) --out $(MODELS_CACHE)/cd-b --designs 16-30 --seeds 1-10 & \
+	wait
+	for d in cd-a cd-b; do [ -f $(MODELS_CACHE)/$$d/patches.json ] || exit 1; done
+	/usr/bin/python3 models/train_cards.py --data $(CD_DATA) --hold $(MODEL_CARDS_HOLD) --out models/cards-held.onnx
+	/usr/bin/python3 -c 'import json,sys; json.dump(json.load(open(sys.argv[1]))["figures"], open(sys.argv[2], "w"))' \
+	    models/cards-held.json $(MODELS_CACHE)/cards-held-figures.json
+	/usr/bin/python3 models/train_cards.py --data $(CD_DATA) --hold none \
+	    --figures $(MODELS_CACHE)/cards-held-figures.json --out models/cards.onnx
+
+models-qwirkle: build
+	$(TORCH_CHECK)
 	mkdir -p $(MODELS_CACHE)
 	[ -f $(MODELS_CACHE)/qw-a/patches.json ] || $(QW_PATCHES) --out $(MODELS_CACHE)/qw-a --designs 0-4 --seeds 1-16 & \
 	[ -f $(MODELS_CACHE)/qw-b/patches.json ] || $(QW_PATCHES) --out $(MODELS_CACHE)/qw-b --designs 5-9 --seeds 1-16 & \

@@ -1,34 +1,35 @@
 /* bench/bench_recognize_cards.c: playing-card recognition (game "cards")
- * measured on simulated frames.  (The sets the recogniser was developed
- * on hold seeds the tests render too: 910001, 910014, 920010, 960007,
- * 960008, 970007, 970013, 1100001, 1100002, 1100009, 1100011, 1100012,
- * 1200002, 1400003, 1400004, 1400006; a --seed no session has looked at
- * gives the held-out figure, see docs/vision-cards.md.)  Prints per-card
- * rank and suit accuracy, card precision and recall, the
- * confidence deciles of right and wrong reads, the share of frames whose
- * whole board is read exactly, and CPU milliseconds per frame next to the
- * targets (99% exact boards; under 15 ms per 1280x960 frame on
- * one core).
+ * measured on simulated frames of decks the model never saw.
  *
  *   bench_recognize_cards [FRAMES] [WIDTH HEIGHT] [--clean] [--dump DIR]
  *                         [--cache DIR] [--seed N] [--hands] [-v]
- *                         [--readings FILE]
+ *                         [--readings FILE] [--model PATH] [--designs A,B,..]
+ *
+ * By default the reader uses models/cards-held.onnx, the model `make
+ * models` trains without some decks (its manifest's trained_on), and the
+ * frames show those decks only, seed after seed in turn: the figures are
+ * for decks the model has never seen (leave decks out; the shipped
+ * models/cards.onnx is trained on every deck).  --model reads with
+ * another model (the decks it left out, or all when it saw them all);
+ * --designs names the deck designs to draw (sim_design_name).
+ *
+ * Prints card precision and recall, per-card rank and suit accuracy and
+ * their confusion tables, the confidence deciles of right and wrong reads,
+ * per deck the share of frames whose whole board is read exactly and the
+ * per-card error, and CPU milliseconds per frame next to the targets (99%
+ * exact boards; under 15 ms per 1280x960 frame on one core).  Positions
+ * are compared up to a translation only, in the mat's frame (FORMATS.md
+ * 4): a board read turned is not exact.
  *
  * Frames are read by ref_reader, the path of `tablecam recognize` and of
- * the live referee (mat, white balance, a coarse survey, then the cards'
- * part of the table rectified finely and read).  --dump writes each missed
- * frame;
- * --cache keeps the frames used in DIR (rendered on the first run, read
- * back on later ones: delete DIR after the simulator changes); -v names
- * every missed card; --seed N starts at seed N instead of 910000 (a second
- * frame set, to check a change does not fit one set only); --hands reads
+ * the live referee.  --dump writes each missed frame; --cache keeps the
+ * frames used in DIR (rendered on the first run, read back on later ones:
+ * delete DIR after the simulator or the --designs change); -v names every
+ * missed card; --seed N starts at seed N instead of 910000; --hands reads
  * every rendered frame (no cache), moving ones too, and counts how often a
  * hand in view is reported and a stable frame without one is not.
  * --readings writes every frame's reading in full to FILE (each piece's
- * cell, rank, suit, face, conf, runner-ups and place, floats in hex): a
- * change meant to leave the readings alone is checked by comparing two
- * such files byte for byte (-v names only the cards read wrong, and
- * after the summary the slowest frames: where the time goes). */
+ * cell, rank, suit, face, conf, runner-ups and place, floats in hex). */
 #define _XOPEN_SOURCE 700
 #include <math.h>
 #include <stdio.h>
@@ -47,6 +48,7 @@
 
 #define SEED0 910000
 #define NSLOW 5 /* the slowest frames -v names */
+#define MAX_DESIGNS 64
 
 typedef struct slow {
     double ms;
@@ -67,9 +69,15 @@ static void slow_add(slow *sl, double ms, unsigned long long seed, int frame)
 
 typedef struct cmp {
     int matched, rank_ok, suit_ok, fp, fn;
+    int right; /* matched cards read with rank and suit right */
+    int rank_conf[13][14]; /* truth rank x read rank (13: none or face down) */
+    int suit_conf[4][5];   /* truth suit x read suit (4: none or face down) */
     int conf_right[10], conf_wrong[10]; /* confidence deciles of right / wrong reads */
     int turned; /* boards read turned by a multiple of 90 degrees */
 } cmp;
+
+static const char *const rank_names[13] = {"A", "2", "3", "4", "5", "6", "7",
+                                           "8", "9", "10", "J", "Q", "K"};
 
 static int decile(float conf)
 {
@@ -149,8 +157,14 @@ static bool compare(const rules_piece *truth, int nt, const vis_cards_reading *r
         c->matched++;
         c->rank_ok += v->rank == truth[a].a;
         c->suit_ok += v->suit == truth[a].b;
-        if (v->rank == truth[a].a && v->suit == truth[a].b)
+        if (truth[a].a >= 1 && truth[a].a <= 13 && truth[a].b < 4) {
+            c->rank_conf[truth[a].a - 1][v->rank >= 1 && v->rank <= 13 ? v->rank - 1 : 13]++;
+            c->suit_conf[truth[a].b][v->suit >= 0 && v->suit < 4 ? v->suit : 4]++;
+        }
+        if (v->rank == truth[a].a && v->suit == truth[a].b) {
+            c->right++;
             c->conf_right[decile(v->conf)]++;
+        }
         else
             c->conf_wrong[decile(v->conf)]++;
         if (v->rank != truth[a].a || v->suit != truth[a].b) {
@@ -175,6 +189,51 @@ static bool compare(const rules_piece *truth, int nt, const vis_cards_reading *r
     return exact;
 }
 
+/* The deck designs the model at path was not trained on (its manifest's
+ * trained_on.designs against every design sim can draw): *n of them into
+ * out; false with err set when the manifest cannot be read. */
+static bool held_designs(const char *path, int *out, int *n, base_err *err)
+{
+    char json[1024], *text = NULL;
+    cJSON *m, *tr;
+    bool seen[MAX_DESIGNS] = {false};
+    snprintf(json, sizeof json, "%.*s.json", (int)strlen(path) - 5, path);
+    if (cal_profile_read(json, &text, err) != 0)
+        return false;
+    m = cJSON_Parse(text);
+    free(text);
+    tr = cJSON_GetObjectItem(cJSON_GetObjectItem(m, "trained_on"), "designs");
+    if (!cJSON_IsArray(tr)) {
+        cJSON_Delete(m);
+        base_err_set(err, BASE_EPARSE, "%s: no trained_on.designs", json);
+        return false;
+    }
+    for (const cJSON *d = tr->child; d; d = d->next)
+        if (cJSON_IsNumber(d) && d->valueint >= 0 && d->valueint < MAX_DESIGNS)
+            seen[d->valueint] = true;
+    cJSON_Delete(m);
+    *n = 0;
+    for (int d = 0; d < sim_designs("cards") && d < MAX_DESIGNS; d++)
+        if (!seen[d])
+            out[(*n)++] = d;
+    if (*n == 0)
+        for (int d = 0; d < sim_designs("cards") && d < MAX_DESIGNS; d++)
+            out[(*n)++] = d; /* it saw them all: every deck */
+    return true;
+}
+
+/* A fresh reader with model. */
+static int new_reader(const char *model, ref_reader **out, base_err *e)
+{
+    ref_reader_config rcfg = {"cards", NULL, NULL, 0};
+    int rc = ref_reader_new(&rcfg, out, e);
+    if (rc == 0 && (rc = ref_reader_use_model(*out, model, e)) != 0) {
+        ref_reader_free(*out);
+        *out = NULL;
+    }
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     int want = 200, width = 1280, height = 960, frames = 0, exact = 0, errors = 0;
@@ -185,6 +244,10 @@ int main(int argc, char **argv)
     FILE *idx = NULL, *rdout = NULL;
     bool cache_write = false;
     unsigned long long seed0 = SEED0;
+    const char *model = TABLECAM_SOURCE_DIR "/models/cards-held.onnx", *designs_s = NULL;
+    int designs[MAX_DESIGNS], ndesigns = 0;
+    int deck_n[MAX_DESIGNS] = {0}, deck_ok[MAX_DESIGNS] = {0}, deck_cards[MAX_DESIGNS] = {0},
+        deck_wrong[MAX_DESIGNS] = {0};
     double ms = 0;
     band by_ppm = {"px/mm", 5, {0.6, 0.8, 1.0, 1.25, 1.5}, {0}, {0}};
     advised by_advice = {{0}, {0}};
@@ -216,6 +279,10 @@ int main(int argc, char **argv)
             hands = true;
         else if (strcmp(argv[i], "-v") == 0)
             verbose = true;
+        else if (strcmp(argv[i], "--model") == 0 && i + 1 < argc)
+            model = argv[++i];
+        else if (strcmp(argv[i], "--designs") == 0 && i + 1 < argc)
+            designs_s = argv[++i];
         else if (atoi(argv[i]) > 0 && npos < 3)
             pos[npos++] = atoi(argv[i]);
         else {
@@ -227,6 +294,26 @@ int main(int argc, char **argv)
     if (!rd) {
         fprintf(stderr, "bench_recognize_cards: out of memory\n");
         return 1;
+    }
+    if (designs_s) {
+        for (const char *q = designs_s; *q && ndesigns < MAX_DESIGNS;) {
+            char *end;
+            long d = strtol(q, &end, 10);
+            if (end == q || d < 0 || d >= sim_designs("cards")) {
+                fprintf(stderr, "bench_recognize_cards: --designs %s: not designs 0..%d\n",
+                        designs_s, sim_designs("cards") - 1);
+                return 2;
+            }
+            designs[ndesigns++] = (int)d;
+            q = *end == ',' ? end + 1 : end;
+        }
+    } else if (!held_designs(model, designs, &ndesigns, &e)) {
+        fprintf(stderr, "bench_recognize_cards: the manifest of %s: %s\n", model, e.msg);
+        return 1;
+    }
+    if (ndesigns == 0) {
+        fprintf(stderr, "bench_recognize_cards: no deck designs to draw\n");
+        return 2;
     }
     if (cache) {
         char path[600];
@@ -248,6 +335,8 @@ int main(int argc, char **argv)
         o.height = height;
         o.clean = clean;
         o.max_moves = 2 + (int)(seed % 10) * 3;
+        o.design = designs[seed % (uint64_t)ndesigns];
+        o.setup = SIM_SETUP_MIXED; /* the users' mix of camera set-ups */
         if ((!cache || cache_write) && sim_stream_new("cards", seed, &o, &s, &e) != 0) {
             fprintf(stderr, "bench_recognize_cards: %s\n", e.msg);
             return 1;
@@ -291,12 +380,9 @@ int main(int argc, char **argv)
                  * stable frame without one? */
                 bool in_view = cJSON_IsTrue(cJSON_GetObjectItem(t, "hand_in_view"));
                 static ref_reading hr;
-                if (!reader) {
-                    ref_reader_config rcfg = {"cards", NULL, NULL, 0};
-                    if (ref_reader_new(&rcfg, &reader, &e) != 0) {
-                        fprintf(stderr, "bench_recognize_cards: %s\n", e.msg);
-                        return 1;
-                    }
+                if (!reader && new_reader(model, &reader, &e) != 0) {
+                    fprintf(stderr, "bench_recognize_cards: %s\n", e.msg);
+                    return 1;
                 }
                 if (ref_reader_read(reader, img, &hr, &e) == 0) {
                     if (in_view) {
@@ -355,12 +441,9 @@ int main(int argc, char **argv)
             int rc;
             {
                 /* the path the referee and `tablecam recognize` take */
-                if (!reader) {
-                    ref_reader_config rcfg = {"cards", NULL, NULL, 0};
-                    if (ref_reader_new(&rcfg, &reader, &e) != 0) {
-                        fprintf(stderr, "bench_recognize_cards: %s\n", e.msg);
-                        return 1;
-                    }
+                if (!reader && new_reader(model, &reader, &e) != 0) {
+                    fprintf(stderr, "bench_recognize_cards: %s\n", e.msg);
+                    return 1;
                 }
                 rc = ref_reader_read(reader, img, &rr, &e);
                 hand_false += rc == 0 && rr.hand;
@@ -400,8 +483,18 @@ int main(int argc, char **argv)
                 if (verbose)
                     printf("  seed %llu frame %d: %s\n", seed, k, e.msg);
             } else {
+                const int d = o.design;
+                const cmp before = c;
                 bool ok = compare(truth, nt, rd, &c, verbose, seed, k);
                 exact += ok;
+                if (d >= 0 && d < MAX_DESIGNS) {
+                    deck_n[d]++;
+                    deck_ok[d] += ok;
+                    deck_cards[d] += nt;
+                    /* the truth's cards not read exactly, and extra ones */
+                    deck_wrong[d] += (c.matched - before.matched) - (c.right - before.right) +
+                                     (c.fn - before.fn) + (c.fp - before.fp);
+                }
                 band_add(&by_ppm, ppm, ok);
                 advised_add(&by_advice, "cards", &rr, ok);
                 if (!ok && verbose)
@@ -420,11 +513,15 @@ int main(int argc, char **argv)
     }
     if (idx)
         fclose(idx);
-    printf("cards recognition: %d stable frames %dx%d%s (sim seeds from %llu)\n", frames, width,
-           height, clean ? " clean" : "", seed0);
+    printf("cards recognition: %d stable frames %dx%d%s (sim seeds from %llu), model %s\n",
+           frames, width, height, clean ? " clean" : "", seed0, model);
     printf("cards found: precision %.4f recall %.4f (matched %d, extra %d, missed %d)\n",
            c.matched + c.fp ? (double)c.matched / (c.matched + c.fp) : 0,
            c.matched + c.fn ? (double)c.matched / (c.matched + c.fn) : 0, c.matched, c.fp, c.fn);
+    printf("per-card error: %.2f%% (%d of %d cards of the truth misread or missed, and extra "
+           "cards)\n",
+           c.matched + c.fn ? 100.0 * (c.matched - c.right + c.fn + c.fp) / (c.matched + c.fn) : 0,
+           c.matched - c.right + c.fn + c.fp, c.matched + c.fn);
     printf("per card: rank %.4f  suit %.4f  (of the cards found)\n",
            c.matched ? (double)c.rank_ok / c.matched : 0, c.matched ? (double)c.suit_ok / c.matched : 0);
     printf("confidence of the cards read (deciles 0.0-0.1 ... 0.9-1.0)\n  right:");
@@ -442,6 +539,30 @@ int main(int argc, char **argv)
         ref_reader_free(reader);
         free(rd);
         return 0;
+    }
+    printf("rank confusion (rows the truth A..K, columns the reading A..K, none):\n");
+    for (int r = 0; r < 13; r++) {
+        printf("  %2s", rank_names[r]);
+        for (int q = 0; q < 14; q++)
+            printf(" %4d", c.rank_conf[r][q]);
+        printf("\n");
+    }
+    printf("suit confusion (rows the truth S H D C, columns the reading S H D C, none):\n");
+    for (int r = 0; r < 4; r++) {
+        printf("  %c", "SHDC"[r]);
+        for (int q = 0; q < 5; q++)
+            printf(" %5d", c.suit_conf[r][q]);
+        printf("\n");
+    }
+    printf("per deck (model %s):\n", model);
+    for (int i = 0; i < ndesigns; i++) {
+        int d = designs[i];
+        if (deck_n[d] == 0)
+            continue;
+        printf("  %2d %-28s boards exact %6.2f%% (%d/%d)  card error %6.2f%% (%d/%d)\n", d,
+               sim_design_name("cards", d), 100.0 * deck_ok[d] / deck_n[d], deck_ok[d],
+               deck_n[d], deck_cards[d] ? 100.0 * deck_wrong[d] / deck_cards[d] : 0,
+               deck_wrong[d], deck_cards[d]);
     }
     band_print("whole board exact by the camera's px/mm at the board", &by_ppm);
     advised_print(&by_advice);

@@ -169,7 +169,7 @@ int main(int argc, char **argv)
                         const cJSON *p = cJSON_GetArrayItem(pl, i);
                         const cJSON *mm = cJSON_GetObjectItem(p, "mm");
                         rules_piece piece;
-                        vis_patch_at at;
+                        vis_patch_at at = {0, 0, 0, 0, 0};
                         vis_image *patch = NULL;
                         unsigned char lab[8] = {0};
                         if (cJSON_IsTrue(cJSON_GetObjectItem(p, "hidden")) ||

@@ -563,6 +563,14 @@ static int ref__read(ref_reader *r, const vis_image *frame, ref_reading *out, ba
     int rc;
     if ((rc = ref__prepare(r, frame, out, &top, &view, err)) != 0 || !top)
         return rc;
+    /* The frame itself, which the classifiers were trained on (one
+     * resampling; for Qwirkle also a coarse camera's close calls: JPEG's
+     * blocks lie on its pixels); with a lens profile the view is
+     * undistorted and the plane's map is not the frame's, so not then. */
+    if (!r->has_lens &&
+        cal_mat_plane(&r->fit, NULL, ref__is_cards(r) ? REF__CARD_Z_MM : REF__QW_CUBE_MM,
+                      &view.frame_h, NULL) == 0)
+        view.frame = frame;
     if (ref__is_cards(r)) {
         rc = vis_cards_read(r->cards, top, &view, r->cr, err);
         vis_image_free(top);
@@ -609,11 +617,6 @@ static int ref__read(ref_reader *r, const vis_image *frame, ref_reading *out, ba
         ref_reading_agree(out, r->game);
         return 0;
     }
-    /* The frame itself, for a coarse camera's close calls (JPEG's blocks
-     * lie on its pixels); with a lens profile the view is undistorted and
-     * the plane's map is not the frame's, so not then. */
-    if (!r->has_lens && cal_mat_plane(&r->fit, NULL, REF__QW_CUBE_MM, &view.frame_h, NULL) == 0)
-        view.frame = frame;
     rc = vis_qwirkle_read(r->qw, top, &view, r->vr, err);
     vis_image_free(top);
     if (rc != 0)
@@ -693,8 +696,10 @@ void ref_reader_set_profile(ref_reader *r, const vis_qwirkle_profile *profile)
 int ref_reader_use_model(ref_reader *r, const char *onnx_path, base_err *err)
 {
     int rc;
-    if (!r || ref__is_cards(r))
-        return base_err_set(err, BASE_EUNSUPPORTED, "only the qwirkle reader takes a model");
+    if (!r)
+        return base_err_set(err, BASE_EINVAL, "ref_reader_use_model: NULL reader");
+    if (ref__is_cards(r))
+        return vis_cards_use_model(r->cards, onnx_path, err);
     if ((rc = vis_qwirkle_use_model(r->qw, onnx_path, err)) == 0) {
         /* the set was enrolled with the old model's features */
         vis_pieceset_free(r->pieces);

@@ -266,8 +266,9 @@ int ref_reader_side(const ref_reader *r, double x_px, double y_px);
  * NULL goes back to the defaults. */
 void ref_reader_set_profile(ref_reader *r, const vis_qwirkle_profile *profile);
 
-/* Qwirkle: reads the cubes' faces with the model onnx_path instead of the
- * built-in one (vis_qwirkle_use_model); BASE_EUNSUPPORTED for other
+/* Reads the pieces with the model onnx_path instead of the built-in one:
+ * Qwirkle's cube faces (vis_qwirkle_use_model, which drops an enrolled
+ * set) or the cards (vis_cards_use_model); BASE_EUNSUPPORTED for other
  * games. */
 int ref_reader_use_model(ref_reader *r, const char *onnx_path, base_err *err);
 

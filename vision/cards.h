@@ -3,23 +3,20 @@
  *
  * Input is the rectified top-down view of the plane of the cards (calib's
  * cal_rectify at the card thickness, ~0.3 mm), described by the same
- * vis_view as Qwirkle's (vision/qwirkle.h).  The recogniser finds the
- * cards (which may touch edge to edge, so they are separated by their
- * outlines and the grid they lie on, not by the background alone), fits
- * that grid (pitch from the card size, rotation, phase), and reads each
- * card from features that hold for ordinary commercial decks rather than
- * from pictures of one deck:
- *   - the suit's colour (red or black; blue and green for four-colour
- *     decks) and the shape of the suit symbols (the pips and the corner
- *     index symbols), measured on the symbols themselves;
- *   - the rank of 2..10 by counting the pips, of the ace by its single
- *     centre pip, and of J Q K (the court picture says "court", the corner
- *     index says which) by the strokes of the index letter;
- *   - a card whose face shows little or no paper is face down.
- * Every card gets a confidence; two cards read the same in one view are
- * both flagged as duplicates (a misreading: the game uses one deck), and
- * the less sure one is moved to its runner-up reading when no other card
- * reads that.  Frame after frame, a card's unsure reading is checked
+ * vis_view as Qwirkle's (vision/qwirkle.h), and, when the view carries
+ * it, the camera frame it came from.  The recogniser finds the cards
+ * (which may touch edge to edge, so they are separated by their outlines
+ * and the grid they lie on, not by the background alone), fits that grid
+ * (pitch from the card size, rotation, phase), and reads each card with a
+ * learned classifier (vision/classify.h) from the patch of its corners
+ * (vis_cards_corners), either way up: rank, suit, and whether the cell
+ * shows a face, a back (a face-down card) or the table.  The shipped
+ * model was trained on many decks (models/train_cards.py, docs/models.md);
+ * no deck's look is written into the code.  Every card gets a confidence
+ * and its runner-up rank and suit; two cards read the same in one view
+ * are both flagged as duplicates (a misreading: the game uses one deck),
+ * and the less sure one is moved to its runner-up reading when no other
+ * card reads that.  Frame after frame, a card's unsure reading is checked
  * against what the frames before read at its place. */
 #ifndef TABLECAM_VISION_CARDS_H
 #define TABLECAM_VISION_CARDS_H
@@ -28,6 +25,7 @@
 
 #include "base.h"
 #include "cv.h"
+#include "classify.h"
 #include "qwirkle.h" /* vis_view, vis_survey: shared with the Qwirkle reader */
 
 #define VIS_CARDS_MAX 64
@@ -47,8 +45,6 @@ typedef struct vis_card {
     double x_mm, y_mm;  /* the card's centre on the table */
     float conf;         /* 0..1: how sure the whole reading is */
     float rank_conf, suit_conf;
-    int pips;           /* centre pips counted (0 for a court card) */
-    bool court;         /* a court picture was seen */
 } vis_card;
 
 typedef struct vis_cards_reading {
@@ -68,9 +64,21 @@ typedef struct vis_cards_reading {
 typedef struct vis_cards vis_cards;
 
 /* card_w_mm x card_h_mm: the card size and so the grid pitch; 0, 0 for
- * poker cards (63 x 88). */
+ * poker cards (63 x 88).  Loads the built-in model "cards"
+ * (vis_classifier_builtin); its errors are this call's. */
 int vis_cards_new(double card_w_mm, double card_h_mm, vis_cards **out, base_err *err);
 void vis_cards_free(vis_cards *c);
+
+/* Reads the cards with the model onnx_path (and its manifest; see
+ * classify.h) instead of the built-in one: heads "rank" (13 values, A..K),
+ * "suit" (4, in rules/' order) and "face" (up, down, table), patches of
+ * VIS_CARDS_PATCH pixels, else BASE_EINVAL naming the file.  Errors as
+ * vis_classifier_new's; on error c keeps its model.  What c remembered
+ * of earlier frames is dropped. */
+int vis_cards_use_model(vis_cards *c, const char *onnx_path, base_err *err);
+
+/* The model c reads with (NULL for NULL). */
+const vis_classifier *vis_cards_model(const vis_cards *c);
 
 /* Where the cards are in a full view of the play area (not a roi), best at
  * about one pixel a millimetre: ncandidates is the number of card-sized
@@ -90,5 +98,26 @@ int vis_cards_survey(vis_cards *c, const vis_image *top, const vis_view *view, v
  * for an unrelated image.  BASE_EINVAL names a bad view or image. */
 int vis_cards_read(vis_cards *c, const vis_image *top, const vis_view *view,
                    vis_cards_reading *out, base_err *err);
+
+/* The side of the square patch a card is read from (see
+ * vis_cards_corners). */
+#define VIS_CARDS_PATCH 64
+
+/* The map from table mm to the pixels of a view (its pixel centres at
+ * whole numbers), for vis_cards_corners on a rectified view. */
+vis_homography vis_cards_view_map(const vis_view *view);
+
+/* Cuts the patch the classifier reads a card from: its two top corners
+ * side by side (the left half the corner at the card's -x, -y; the right
+ * half the +x, -y one), each 18 x 33 mm from 1.5 mm outside the card's
+ * edges, upright, VIS_CARDS_PATCH pixels square, from src (3 channels)
+ * through plane_to_img (table mm on the cards' plane -> src pixels).  The
+ * card is card_w_mm x card_h_mm, centred at (x_mm, y_mm), its x axis (the
+ * short side) rot_deg counter-clockwise from the table's; rot_deg + 180
+ * gives the other two corners, the card the other way up.  Errors as
+ * vis_patch_cut's, and BASE_EINVAL for a card smaller than its corners. */
+int vis_cards_corners(const vis_image *src, vis_homography plane_to_img, double x_mm,
+                      double y_mm, double rot_deg, double card_w_mm, double card_h_mm,
+                      vis_image **out, base_err *err);
 
 #endif

@@ -14,20 +14,33 @@ static const struct {
 
 #define VIS__PATCH_PI 3.14159265358979323846
 
-/* Patch pixel (u, v) of a size-px patch -> plane mm. */
-static vis_homography vis__patch_to_plane(const vis_patch_at *at, int size)
+/* Patch pixel (u, v) of a w x h patch -> plane mm. */
+static vis_homography vis__patch_to_plane(const vis_patch_at *at, int w, int h)
 {
     double a = at->rot_deg * VIS__PATCH_PI / 180, c = cos(a), s = sin(a);
-    double k = at->side_mm / size, h = size / 2.0;
-    /* pixel centres: u + 0.5 - size/2 patch units from the centre */
-    vis_homography m = {{c * k, -s * k, at->x_mm + (c * (0.5 - h) - s * (0.5 - h)) * k,
-                         s * k, c * k, at->y_mm + (s * (0.5 - h) + c * (0.5 - h)) * k,
+    double sy = at->side_y_mm > 0 ? at->side_y_mm : at->side_mm;
+    double kx = at->side_mm / w, ky = sy / h;
+    /* pixel centres: u + 0.5 - w/2 patch pixels from the centre */
+    double ou = (0.5 - w / 2.0) * kx, ov = (0.5 - h / 2.0) * ky;
+    vis_homography m = {{c * kx, -s * ky, at->x_mm + c * ou - s * ov,
+                         s * kx, c * ky, at->y_mm + s * ou + c * ov,
                          0, 0, 1}};
     return m;
 }
 
 int vis_patch_cut(const vis_image *frame, vis_homography plane_to_img, const vis_patch_at *at,
                   int size, vis_image **out, base_err *err)
+{
+    if (size < 4 || size > 1024) {
+        if (out)
+            *out = NULL;
+        return base_err_set(err, BASE_EINVAL, "vis_patch_cut: size %d is outside 4..1024", size);
+    }
+    return vis_patch_cut_wh(frame, plane_to_img, at, size, size, out, err);
+}
+
+int vis_patch_cut_wh(const vis_image *frame, vis_homography plane_to_img, const vis_patch_at *at,
+                     int w, int h, vis_image **out, base_err *err)
 {
     vis_homography to_img, to_patch;
     vis_point corner[4], px[4];
@@ -37,22 +50,22 @@ int vis_patch_cut(const vis_image *frame, vis_homography plane_to_img, const vis
     if (!frame || !at || !out)
         return base_err_set(err, BASE_EINVAL, "vis_patch_cut: NULL argument");
     *out = NULL;
-    if (size < 4 || size > 1024)
-        return base_err_set(err, BASE_EINVAL, "vis_patch_cut: size %d is outside 4..1024", size);
-    if (!(at->side_mm > 0))
-        return base_err_set(err, BASE_EINVAL, "vis_patch_cut: side %g mm is not positive",
-                            at->side_mm);
+    if (w < 4 || w > 1024 || h < 4 || h > 1024)
+        return base_err_set(err, BASE_EINVAL, "vis_patch_cut: size %dx%d is outside 4..1024", w, h);
+    if (!(at->side_mm > 0) || at->side_y_mm < 0 || !(at->side_y_mm >= 0))
+        return base_err_set(err, BASE_EINVAL, "vis_patch_cut: side %g x %g mm is not positive",
+                            at->side_mm, at->side_y_mm);
     /* How many frame pixels one patch pixel spans (the square's sides as
      * seen, their longest): the finer cut that keeps every frame pixel. */
-    to_img = vis_homography_mul(plane_to_img, vis__patch_to_plane(at, size));
+    to_img = vis_homography_mul(plane_to_img, vis__patch_to_plane(at, w, h));
     corner[0] = (vis_point){0, 0};
-    corner[1] = (vis_point){size, 0};
-    corner[2] = (vis_point){size, size};
-    corner[3] = (vis_point){0, size};
+    corner[1] = (vis_point){w, 0};
+    corner[2] = (vis_point){w, h};
+    corner[3] = (vis_point){0, h};
     /* The square must lie wholly on the camera's side of the horizon: the
      * homogeneous w of its corners and centre of one sign, none zero. */
     {
-        const vis_point centre = {size / 2.0, size / 2.0};
+        const vis_point centre = {w / 2.0, h / 2.0};
         int sign = 0;
         for (int i = 0; i < 5; i++) {
             const vis_point q = i < 4 ? corner[i] : centre;
@@ -77,21 +90,21 @@ int vis_patch_cut(const vis_image *frame, vis_homography plane_to_img, const vis
                                 "vis_patch_cut: the patch at (%.1f, %.1f) mm does not map into "
                                 "the image",
                                 at->x_mm, at->y_mm);
-        span = fmax(span, d / size);
+        span = fmax(span, d / (i % 2 == 0 ? w : h));
     }
     fine = span > vis__patch.alias_step ? (int)ceil(fmin(span, vis__patch.max_fine)) : 1;
-    to_img = vis_homography_mul(plane_to_img, vis__patch_to_plane(at, size * fine));
+    to_img = vis_homography_mul(plane_to_img, vis__patch_to_plane(at, w * fine, h * fine));
     if ((rc = vis_homography_invert(to_img, &to_patch, err)) != 0)
         return rc;
     if (fine == 1)
-        return vis_warp_perspective(frame, to_patch, size, size, VIS_INTER_LINEAR, vis_grey(0), out,
+        return vis_warp_perspective(frame, to_patch, w, h, VIS_INTER_LINEAR, vis_grey(0), out,
                                     err);
     {
         vis_image *big = NULL;
-        rc = vis_warp_perspective(frame, to_patch, size * fine, size * fine, VIS_INTER_LINEAR,
+        rc = vis_warp_perspective(frame, to_patch, w * fine, h * fine, VIS_INTER_LINEAR,
                                   vis_grey(0), &big, err);
         if (rc == 0)
-            rc = vis_resize(big, size, size, VIS_INTER_AREA, out, err);
+            rc = vis_resize(big, w, h, VIS_INTER_AREA, out, err);
         vis_image_free(big);
         return rc;
     }

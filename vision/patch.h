@@ -17,11 +17,13 @@ extern "C" {
 
 /* Where a patch lies on the plane: its centre in table millimetres, its
  * turn (degrees, counter-clockwise from the table's x axis: the piece's
- * own x axis), and its side in millimetres. */
+ * own x axis), and its side in millimetres: side_mm along its x, side_y_mm
+ * along its y (0: a square, side_mm both ways). */
 typedef struct vis_patch_at {
     double x_mm, y_mm;
     double rot_deg;
     double side_mm;
+    double side_y_mm;
 } vis_patch_at;
 
 /* Cuts the patch at `at` out of frame (1 or 3 channels) as a new size x
@@ -36,6 +38,12 @@ typedef struct vis_patch_at {
  * plane seen edge-on or behind the camera). */
 int vis_patch_cut(const vis_image *frame, vis_homography plane_to_img, const vis_patch_at *at,
                   int size, vis_image **out, base_err *err);
+
+/* As vis_patch_cut, into a w x h image (each 4..1024): the rectangle
+ * side_mm x side_y_mm (a card's corner, taller than wide) sampled w pixels
+ * across and h down. */
+int vis_patch_cut_wh(const vis_image *frame, vis_homography plane_to_img, const vis_patch_at *at,
+                     int w, int h, vis_image **out, base_err *err);
 
 #ifdef __cplusplus
 }

@@ -501,7 +501,7 @@ static int vis__qw_read_patches(vis_qwirkle *q, const vis_image *top, const vis_
         hm.m[5] = -y0 * vw->px_per_mm - 0.5;
     }
     for (int k = 0; k < n && rc == 0; k++) {
-        vis_patch_at at = {bl[idx[k]].x, bl[idx[k]].y, angle * 180 / QW__PI, QW__PATCH_MM};
+        vis_patch_at at = {bl[idx[k]].x, bl[idx[k]].y, angle * 180 / QW__PI, QW__PATCH_MM, 0};
         if ((rc = vis_patch_cut(src, hm, &at, size, &img[k], err)) != 0)
             base_err_prefix(err, "cutting a cube's face: ");
     }
