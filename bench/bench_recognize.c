@@ -43,6 +43,7 @@
 #include <cjson/cJSON.h>
 
 #include "band.h"
+#include "held.h"
 #include "calib.h"
 #include "classify.h"
 #include "referee.h"
@@ -127,36 +128,6 @@ static int new_reader(const char *model, const char *json, ref_reader **out, bas
 
 /* CPU seconds of the whole process (all threads). */
 static double proc_cpu(void) { return (double)clock() / CLOCKS_PER_SEC; }
-
-/* The designs the model at path was not trained on (its manifest's
- * trained_on.designs against every design sim can draw): *n of them into
- * out; false with err set when the manifest cannot be read. */
-static bool held_designs(const char *path, int *out, int *n, base_err *err)
-{
-    char json[1024], *text = NULL;
-    cJSON *m, *tr;
-    bool seen[MAX_DESIGNS] = {false};
-    snprintf(json, sizeof json, "%.*s.json", (int)strlen(path) - 5, path);
-    if (cal_profile_read(json, &text, err) != 0)
-        return false;
-    m = cJSON_Parse(text);
-    free(text);
-    tr = cJSON_GetObjectItem(cJSON_GetObjectItem(m, "trained_on"), "designs");
-    if (!cJSON_IsArray(tr)) {
-        cJSON_Delete(m);
-        base_err_set(err, BASE_EPARSE, "%s: no trained_on.designs", json);
-        return false;
-    }
-    for (const cJSON *d = tr->child; d; d = d->next)
-        if (cJSON_IsNumber(d) && d->valueint >= 0 && d->valueint < MAX_DESIGNS)
-            seen[d->valueint] = true;
-    cJSON_Delete(m);
-    *n = 0;
-    for (int d = 0; d < sim_designs("qwirkle") && d < MAX_DESIGNS; d++)
-        if (!seen[d])
-            out[(*n)++] = d;
-    return true;
-}
 
 typedef struct cmp {
     int tp, fp, fn;
@@ -378,7 +349,8 @@ int main(int argc, char **argv)
             designs[ndesigns++] = (int)d;
             p = *end ? end + 1 : end;
         }
-    } else if (!designs_s && !held_designs(model, designs, &ndesigns, &e)) {
+    } else if (!designs_s &&
+               !bench_held_designs("qwirkle", model, MAX_DESIGNS, designs, &ndesigns, &e)) {
         fprintf(stderr, "bench_recognize: the manifest of %s: %s\n", model, e.msg);
         return 1;
     }

@@ -42,6 +42,7 @@
 #include "calib.h"
 #include "cards.h"
 #include "band.h"
+#include "held.h"
 #include "referee.h"
 #include "rules.h"
 #include "sim.h"
@@ -189,39 +190,6 @@ static bool compare(const rules_piece *truth, int nt, const vis_cards_reading *r
     return exact;
 }
 
-/* The deck designs the model at path was not trained on (its manifest's
- * trained_on.designs against every design sim can draw): *n of them into
- * out; false with err set when the manifest cannot be read. */
-static bool held_designs(const char *path, int *out, int *n, base_err *err)
-{
-    char json[1024], *text = NULL;
-    cJSON *m, *tr;
-    bool seen[MAX_DESIGNS] = {false};
-    snprintf(json, sizeof json, "%.*s.json", (int)strlen(path) - 5, path);
-    if (cal_profile_read(json, &text, err) != 0)
-        return false;
-    m = cJSON_Parse(text);
-    free(text);
-    tr = cJSON_GetObjectItem(cJSON_GetObjectItem(m, "trained_on"), "designs");
-    if (!cJSON_IsArray(tr)) {
-        cJSON_Delete(m);
-        base_err_set(err, BASE_EPARSE, "%s: no trained_on.designs", json);
-        return false;
-    }
-    for (const cJSON *d = tr->child; d; d = d->next)
-        if (cJSON_IsNumber(d) && d->valueint >= 0 && d->valueint < MAX_DESIGNS)
-            seen[d->valueint] = true;
-    cJSON_Delete(m);
-    *n = 0;
-    for (int d = 0; d < sim_designs("cards") && d < MAX_DESIGNS; d++)
-        if (!seen[d])
-            out[(*n)++] = d;
-    if (*n == 0)
-        for (int d = 0; d < sim_designs("cards") && d < MAX_DESIGNS; d++)
-            out[(*n)++] = d; /* it saw them all: every deck */
-    return true;
-}
-
 /* A fresh reader with model. */
 static int new_reader(const char *model, ref_reader **out, base_err *e)
 {
@@ -307,9 +275,12 @@ int main(int argc, char **argv)
             designs[ndesigns++] = (int)d;
             q = *end == ',' ? end + 1 : end;
         }
-    } else if (!held_designs(model, designs, &ndesigns, &e)) {
+    } else if (!bench_held_designs("cards", model, MAX_DESIGNS, designs, &ndesigns, &e)) {
         fprintf(stderr, "bench_recognize_cards: the manifest of %s: %s\n", model, e.msg);
         return 1;
+    } else if (ndesigns == 0) {
+        for (int d = 0; d < sim_designs("cards") && d < MAX_DESIGNS; d++)
+            designs[ndesigns++] = d; /* it saw them all: every deck */
     }
     if (ndesigns == 0) {
         fprintf(stderr, "bench_recognize_cards: no deck designs to draw\n");
