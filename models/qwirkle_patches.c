@@ -31,6 +31,7 @@
 #include <cjson/cJSON.h>
 
 #include "calib.h"
+#include "patches.h"
 #include "patch.h"
 #include "rules.h"
 #include "sim.h"
@@ -42,32 +43,6 @@ static const struct {
     double turn_deg;  /* and turned by up to this (the grid's angle fit) */
     double scale;     /* and the side off by this fraction (the focal guess) */
 } jit = {19.5, 1.5, 6, 0.06};
-
-static unsigned long long rng_state = 88172645463325252ull;
-
-static double unit(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return (double)(rng_state >> 11) / 9007199254740992.0;
-}
-
-static double range(double a, double b) { return a + (b - a) * unit(); }
-
-static unsigned char byte(double v) { return (unsigned char)(v > 255 ? 255 : v < 0 ? 0 : v + 0.5); }
-
-static int parse_span(const char *s, int *lo, int *hi)
-{
-    char tail;
-    if (sscanf(s, "%d-%d%c", lo, hi, &tail) == 2 && *lo <= *hi)
-        return 0;
-    if (sscanf(s, "%d%c", lo, &tail) == 1) {
-        *hi = *lo;
-        return 0;
-    }
-    return -1;
-}
 
 static void usage(void)
 {
