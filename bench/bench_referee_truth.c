@@ -9,8 +9,22 @@
  * match exact.  A cards match starts as `tablecam watch` starts it: the
  * starting card read off the table (ref_loop_read_table).
  *
+ * The pieces are of designs the reader's model was not trained on: by
+ * default it reads with models/GAME-held.onnx and match k is drawn in the
+ * k-th (cyclically) of the designs that model's manifest left out
+ * (--model another, --design D one design for all).  What it prints
+ * against the targets of issue 36:
+ * - false accusations: an illegal move announced while the last move
+ *   the simulator played was legal (or its illegal move was already
+ *   announced): target 0;
+ * - true illegal moves announced, of those the camera can see (target 99 %);
+ * - questions per match (target at most 1);
+ * - legal moves stored exactly: player, pieces, points (target 100 %);
+ * - final scores equal to the truth's (the points of each player's moves).
+ *
  *   bench_referee_truth [MATCHES] [--game qwirkle|cards] [--moves M]
- *                       [--seed N] [--size WxH] [-v|-vv]
+ *                       [--seed N] [--size WxH] [--model PATH]
+ *                       [--design D] [-v|-vv]
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -22,8 +36,10 @@
 
 #include "referee.h"
 #include "sim.h"
+#include "held.h"
 
 #define MAXM 128
+#define MAX_DESIGNS 64
 
 typedef struct mv {
     int player, points, n;
@@ -42,6 +58,10 @@ typedef struct run {
     int ntl, nti;
     mv said[MAXM]; /* legal moves announced, take-backs applied */
     int nsaid, illegal_said, confirms;
+    /* the last placement the simulator played: legal, and whether an
+     * illegal one was already announced (a second call is false) */
+    bool last_legal, last_called, any_move;
+    int false_acc, true_acc;
     bool verbose;
 } run;
 
@@ -82,6 +102,9 @@ static int cap_read(void *self, vis_image **frame, double *t, base_err *err)
         if (r->verbose)
             printf("  truth  t=%.1f s player %d %s, %d pieces, %d points %s\n", r->frame / r->fps,
                    tr.player, tr.legal ? "legal" : "ILLEGAL", tr.move.npieces, tr.points, tr.rule);
+        r->any_move = true;
+        r->last_legal = tr.legal;
+        r->last_called = false;
         if ((tr.legal ? r->ntl : r->nti) < MAXM) {
             mv_from_pieces(x, tr.move.pieces, tr.move.npieces);
             x->player = tr.player;
@@ -123,6 +146,14 @@ static void on_event(void *ctx, const ref_event *ev)
         r->nsaid--;
     } else if (ev->kind == REF_EV_ILLEGAL) {
         r->illegal_said++;
+        if (r->any_move && !r->last_legal && !r->last_called) {
+            r->true_acc++;
+            r->last_called = true;
+        } else {
+            r->false_acc++;
+            if (r->verbose)
+                printf("  FALSE ACCUSATION t=%.1f s: %s\n", r->frame / r->fps, ev->text);
+        }
     } else if (ev->kind == REF_EV_CONFIRM) {
         r->confirms++;
     }
@@ -202,9 +233,11 @@ int main(int argc, char **argv)
 {
     int matches = 3, moves = 8, w = 1280, h = 960, exact = 0;
     int moves_true = 0, moves_right = 0, false_moves = 0, illegal_true = 0, illegal_caught = 0;
-    int undetectable = 0, confirms = 0;
+    int undetectable = 0, confirms = 0, false_acc = 0, true_acc = 0, scores_right = 0;
+    int started = 0, design_one = -1, designs[MAX_DESIGNS], ndesigns = 0;
     unsigned long long seed0 = 700;
-    const char *game = "qwirkle";
+    const char *game = "qwirkle", *model = NULL;
+    char model_buf[512];
     double t0 = base_now();
     bool verbose = false;
     for (int i = 1; i < argc; i++) {
@@ -220,8 +253,32 @@ int main(int argc, char **argv)
             verbose = true, base_log_set_level(BASE_LOG_DEBUG);
         else if (!strcmp(argv[i], "--size") && i + 1 < argc)
             sscanf(argv[++i], "%dx%d", &w, &h);
-        else
+        else if (!strcmp(argv[i], "--model") && i + 1 < argc)
+            model = argv[++i];
+        else if (!strcmp(argv[i], "--design") && i + 1 < argc)
+            design_one = atoi(argv[++i]);
+        else if (argv[i][0] >= '0' && argv[i][0] <= '9')
             matches = atoi(argv[i]);
+        else {
+            fprintf(stderr, "bench_referee_truth: unknown argument '%s'\n", argv[i]);
+            return 2;
+        }
+    }
+    if (!model) {
+        snprintf(model_buf, sizeof model_buf, "%s/models/%s-held.onnx", TABLECAM_SOURCE_DIR, game);
+        model = model_buf;
+    }
+    if (design_one >= 0) {
+        designs[0] = design_one;
+        ndesigns = 1;
+    } else {
+        base_err he;
+        if (!bench_held_designs(game, model, MAX_DESIGNS, designs, &ndesigns, &he)) {
+            fprintf(stderr, "bench_referee_truth: the manifest of %s: %s\n", model, he.msg);
+            return 1;
+        }
+        if (ndesigns == 0) /* trained on all: every design is one it saw */
+            designs[ndesigns++] = 0;
     }
     /* a store as watch keeps one: events get their seqs, and corrections
      * of earlier moves say which they are */
@@ -257,11 +314,12 @@ int main(int argc, char **argv)
         o.fps = 10;
         o.max_moves = moves;
         o.illegal = 0.15;
+        o.design = designs[k % ndesigns];
         r->fps = o.fps;
         r->verbose = verbose;
         r->game = game;
         if (sim_stream_new(game, seed0 + (unsigned)k, &o, &r->s, &e) != 0 ||
-            ref_reader_new(&rc, &rd, &e) != 0) {
+            ref_reader_new(&rc, &rd, &e) != 0 || ref_reader_use_model(rd, model, &e) != 0) {
             fprintf(stderr, "bench_referee_truth: %s\n", e.msg);
             return 1;
         }
@@ -303,6 +361,22 @@ int main(int argc, char **argv)
             moves_right += hit;
             ok = ok && hit;
         }
+        /* the final scores: each player's points, as played and as said */
+        {
+            int pt[8] = {0}, ps[8] = {0};
+            bool sc = true;
+            for (int i = 0; i < r->ntl; i++)
+                pt[r->truth_legal[i].player & 7] += r->truth_legal[i].points;
+            for (int i = 0; i < r->nsaid; i++)
+                if (r->said[i].player >= 0)
+                    ps[r->said[i].player & 7] += r->said[i].points;
+            for (int i = 0; i < 8; i++)
+                sc = sc && pt[i] == ps[i];
+            scores_right += sc;
+        }
+        started++;
+        false_acc += r->false_acc;
+        true_acc += r->true_acc;
         moves_true += r->ntl;
         false_moves += r->nsaid > r->ntl ? r->nsaid - r->ntl : 0;
         for (int i = 0; i < r->nti; i++) {
@@ -314,10 +388,10 @@ int main(int argc, char **argv)
         illegal_caught += r->illegal_said;
         confirms += r->confirms;
         exact += ok;
-        printf("match %d (sim seed %llu): %d legal moves played, %d announced, %s; %d illegal "
-               "injected, %d announced; %d questions\n",
-               k + 1, seed0 + (unsigned)k, r->ntl, r->nsaid, ok ? "exact" : "NOT exact", r->nti,
-               r->illegal_said, r->confirms);
+        printf("match %d (sim seed %llu, design %d): %d legal moves played, %d announced, %s; "
+               "%d illegal injected, %d announced (%d false); %d questions\n",
+               k + 1, seed0 + (unsigned)k, o.design, r->ntl, r->nsaid, ok ? "exact" : "NOT exact",
+               r->nti, r->illegal_said, r->false_acc, r->confirms);
         ref_loop_free(loop);
         ref_free(ref);
         ref_reader_free(rd);
@@ -334,14 +408,26 @@ int main(int argc, char **argv)
         unlink(f);
     }
     rmdir(dbdir);
-    printf("live referee vs truth, %s, %d matches of %d events, %dx%d, 10 fps\n", game, matches,
-           moves, w, h);
+    printf("live referee vs truth, %s, %d matches of %d events, %dx%d, 10 fps, model %s, designs",
+           game, matches, moves, w, h, model);
+    for (int i = 0; i < ndesigns; i++)
+        printf("%s%d", i ? "," : " ", designs[i]);
+    printf("\n");
     printf("matches exactly right: %d of %d (target: all) %s\n", exact, matches,
            exact == matches ? "PASS" : "MISS");
-    printf("legal moves announced right: %d of %d; extra moves announced: %d\n", moves_right,
-           moves_true, false_moves);
-    printf("illegal moves announced: %d (injected: %d detectable + %d that need the hand)\n",
-           illegal_caught, illegal_true, undetectable);
-    printf("questions asked (confirm): %d; %.0f s in all\n", confirms, base_now() - t0);
+    printf("false accusations: %d (target 0) %s\n", false_acc, false_acc == 0 ? "PASS" : "MISS");
+    printf("true illegal moves announced: %d of %d detectable (%.1f %%; target 99 %%) %s; "
+           "%d more that need the hand\n",
+           true_acc, illegal_true, illegal_true ? 100.0 * true_acc / illegal_true : 100.0,
+           true_acc >= 0.99 * illegal_true ? "PASS" : "MISS", undetectable);
+    printf("questions per match: %.2f (%d in %d matches; target at most 1) %s\n",
+           started ? (double)confirms / started : 0.0, confirms, started,
+           confirms <= started ? "PASS" : "MISS");
+    printf("legal moves stored exactly: %d of %d (%.1f %%; target 100 %%) %s; extra moves: %d\n",
+           moves_right, moves_true, moves_true ? 100.0 * moves_right / moves_true : 100.0,
+           moves_right == moves_true && false_moves == 0 ? "PASS" : "MISS", false_moves);
+    printf("final scores equal to the truth: %d of %d matches %s\n", scores_right, matches,
+           scores_right == matches ? "PASS" : "MISS");
+    printf("illegal announcements in all: %d; %.0f s in all\n", illegal_caught, base_now() - t0);
     return 0;
 }

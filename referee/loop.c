@@ -23,10 +23,11 @@
  * the referee's glimpses (ref_glimpse). */
 #define REF__GLIMPSE_EVERY 0.1
 
-enum { REF__CMD_SIGNAL, REF__CMD_UNDO, REF__CMD_CORRECT };
+enum { REF__CMD_SIGNAL, REF__CMD_UNDO, REF__CMD_CORRECT, REF__CMD_ANSWER };
 
 typedef struct ref__cmd {
-    int kind, player;
+    int kind, player; /* ANSWER: player is the question's id, */
+    int answer;       /* ... this the answer */
     rules_move move;
 } ref__cmd;
 
@@ -124,6 +125,21 @@ int ref_loop_post_correct(ref_loop *l, const rules_move *m)
 {
     return ref__post(l, REF__CMD_CORRECT, -1, m);
 }
+int ref_loop_post_answer(ref_loop *l, int id, int answer)
+{
+    int rc = 0;
+    pthread_mutex_lock(&l->mu);
+    if (l->nq == REF__MAXQ) {
+        rc = BASE_EBUSY;
+    } else {
+        ref__cmd *c = &l->queue[l->nq++];
+        c->kind = REF__CMD_ANSWER;
+        c->player = id;
+        c->answer = answer;
+    }
+    pthread_mutex_unlock(&l->mu);
+    return rc;
+}
 
 void ref_loop_stats_get(ref_loop *l, ref_loop_stats *out)
 {
@@ -151,7 +167,11 @@ static void ref__drain(ref_loop *l)
             ref_signal(l->cfg.referee, cmd.player, &cmd.move, &e);
         else if (cmd.kind == REF__CMD_UNDO)
             ref_undo(l->cfg.referee, &e);
-        else
+        else if (cmd.kind == REF__CMD_ANSWER) {
+            if (ref_answer(l->cfg.referee, cmd.player, cmd.answer, &e) != 0)
+                BASE_WARN("referee", "answer %d to question %d: %s", cmd.answer, cmd.player,
+                          e.msg);
+        } else
             ref_correct_last(l->cfg.referee, &cmd.move, &e);
     }
 }

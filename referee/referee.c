@@ -2043,3 +2043,19 @@ void ref_free(ref_referee *r)
     free(r->last_seen);
     free(r);
 }
+
+/* ---- questions ---- */
+
+bool ref_question_open(const ref_referee *r, ref_question *out)
+{
+    (void)r;
+    (void)out;
+    return false;
+}
+
+int ref_answer(ref_referee *r, int id, int answer, base_err *err)
+{
+    (void)r;
+    (void)answer;
+    return base_err_set(err, BASE_ESTATE, "question %d is not open", id);
+}

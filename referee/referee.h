@@ -71,6 +71,28 @@ enum ref_event_kind {
 
 const char *ref_event_name(int kind); /* "move", "illegal", ... */
 
+/* A question to the players about one piece the camera could not read
+ * surely enough to judge (a CONFIRM with answers).  The referee never
+ * announces an illegal move that rests on such a piece, or one that a
+ * likely other reading of it would make legal: it asks.  The players
+ * answer with one tap (ref_answer): answer k says the piece is answer[k];
+ * REF_ANSWER_NONE (offered when none is true) says no piece lies there.
+ * The answer is stored as a correction and the table judged again. */
+#define REF_MAX_ANSWERS 4
+#define REF_ANSWER_NONE (-1)
+typedef struct ref_question {
+    int id;                 /* 1, 2, ... within one referee; 0: none open */
+    rules_piece read;       /* the piece as read, in the engine's cells */
+    int nanswers;           /* answer[0] is the reading, then the likeliest others */
+    rules_piece answer[REF_MAX_ANSWERS];
+    float p[REF_MAX_ANSWERS]; /* how likely the camera found each (their sum <= 1) */
+    char label[REF_MAX_ANSWERS][48]; /* each answer for a button: "purple clover", "QH" */
+    bool none;              /* "no piece there" is an answer too */
+    bool has_xy;            /* where it lies on the mat is known: */
+    double x_mm, y_mm;      /* the mat's frame (FORMATS.md 4), for outlining it */
+    char text[256];         /* "Is this cube at (13,13) a purple clover or a purple diamond?" */
+} ref_question;
+
 typedef struct ref_event {
     int kind;
     int seq;                      /* the match event it concerns (1-based), 0 none */
@@ -80,6 +102,8 @@ typedef struct ref_event {
     const rules_piece *restore;   /* ILLEGAL, CONFIRM: the position to put back */
     int nrestore;
     char text[512];               /* one sentence for the players */
+    const ref_question *question; /* CONFIRM: a question with one-tap answers;
+                                     NULL: "put it back or correct it" */
 } ref_event;
 
 typedef void (*ref_event_fn)(void *ctx, const ref_event *ev);
@@ -124,6 +148,7 @@ typedef struct ref_view {
     const void *jpeg;
     size_t jpeg_len;
     const ref_alts *alt;
+    const double *x_mm, *y_mm; /* where each piece lies on the mat (may be NULL) */
 } ref_view;
 
 int ref_observe(ref_referee *r, const ref_view *v, base_err *err);
@@ -145,6 +170,19 @@ int ref_signal(ref_referee *r, int player, const rules_move *m, base_err *err);
  * player).  The stored event is corrected and play continues from the
  * corrected position.  BASE_ESTATE when there is no move to correct. */
 int ref_correct_last(ref_referee *r, const rules_move *m, base_err *err);
+
+/* The question open now (*out, true), or false when none is. */
+bool ref_question_open(const ref_referee *r, ref_question *out);
+
+/* The players answer question id (ref_question.id): answer k of its
+ * answers, or REF_ANSWER_NONE when it offered "no piece there".  The
+ * answer is stored as a correction of the reading and the still table
+ * that raised the question is judged again with the piece as answered
+ * (a legal move is recorded; an illegal one is now announced, the
+ * players having said what the piece is).  BASE_ESTATE when that
+ * question is no longer open (answered, or settled by the table since),
+ * BASE_ERANGE for an answer it did not offer. */
+int ref_answer(ref_referee *r, int id, int answer, base_err *err);
 
 /* Undoes the last legal move (a take-back by command, not by the table). */
 int ref_undo(ref_referee *r, base_err *err);
@@ -360,6 +398,8 @@ void ref_loop_stop(ref_loop *l);
 int ref_loop_post_signal(ref_loop *l, int player, const rules_move *m);
 int ref_loop_post_undo(ref_loop *l);
 int ref_loop_post_correct(ref_loop *l, const rules_move *m);
+/* ... or an answer to question id (ref_answer). */
+int ref_loop_post_answer(ref_loop *l, int id, int answer);
 
 void ref_loop_stats_get(ref_loop *l, ref_loop_stats *out);
 

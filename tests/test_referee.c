@@ -76,7 +76,7 @@ static void shift(table *t, int dx, int dy)
 
 static int see(ref_referee *r, const table *t, int mover)
 {
-    ref_view v = {t->p, t->conf, t->n, mover, NULL, 0, t->alt};
+    ref_view v = {t->p, t->conf, t->n, mover, NULL, 0, t->alt, NULL, NULL};
     return ref_observe(r, &v, NULL);
 }
 
@@ -634,7 +634,7 @@ static void test_cube2_setup_from_readings(void **state)
     p[0].owner = p[1].owner = -1;
     p[0].x = 0, p[0].y = 1, p[0].a = RULES_RED, p[0].b = RULES_C2_CUBE;
     p[1].x = 4, p[1].y = 2, p[1].a = RULES_BLUE, p[1].b = RULES_C2_CYLINDER;
-    ref_view v = {p, conf, 1, -1, NULL, 0, NULL};
+    ref_view v = {p, conf, 1, -1, NULL, 0, NULL, NULL, NULL};
     assert_int_equal(ref_observe(r, &v, &e), 0);
     assert_int_equal(l.n, 1);
     assert_int_equal(l.kind[0], REF_EV_MOVE);
@@ -1143,7 +1143,7 @@ static void test_cards_glimpsed(void **state)
         g.p[i].x = (int16_t)(g.p[i].x - 2);
         g.p[i].y = (int16_t)(g.p[i].y + 1);
     }
-    v = (ref_view){g.p, g.conf, g.n, -1, NULL, 0, g.alt};
+    v = (ref_view){g.p, g.conf, g.n, -1, NULL, 0, g.alt, NULL, NULL};
     ref_glimpse(r, &v);
     t.n = 0;
     assert_int_equal(see(r, &t, -1), 0);
@@ -1162,7 +1162,7 @@ static void test_cards_glimpsed(void **state)
     g.alt[3].p[0] = g.p[3];
     g.alt[3].p[0].a = 6;
     g.alt[3].w[0] = 0.8f;
-    v = (ref_view){g.p, g.conf, g.n, -1, NULL, 0, g.alt};
+    v = (ref_view){g.p, g.conf, g.n, -1, NULL, 0, g.alt, NULL, NULL};
     ref_glimpse(r, &v);
     t.n = 0;
     assert_int_equal(see(r, &t, -1), 0);
