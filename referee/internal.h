@@ -8,7 +8,130 @@
 #define REF__CERTAIN 0.9f  /* pieces read at least this sure are not second-guessed */
 #define REF__ALT_FLOOR 0.2 /* an alternative reading this unlikely is not taken */
 
+#define REF__MAX_PIECES 256
+#define REF__MAX_TRY 6     /* at most this many pieces' alternatives are combined */
+#define REF__GUESSES 52   /* guesses remembered (the newest): a deck's worth */
+#define REF__GUESS_MAX 15 /* other cards remembered for each */
+#define REF__GATHER 25    /* captured cards not yet gathered (a 5x5 union at most) */
+#define REF__GLIMPSES 64  /* cards glimpsed at empty cells, kept */
+#define REF__GLIMPSE_MIN 0.3f /* a card glimpsed this likely decides ... */
+#define REF__GLIMPSE_LEAD 2.0f /* ... when this many times likelier than the next */
+#define REF__REREAD_LEAD 1.0f /* still tables' votes by which another card must lead */
+#define REF__UNSEEN_MAX 16   /* cards laid and taken unseen: candidates kept */
+
+enum ref__state {
+    REF__OK,      /* the table shows the committed position */
+    REF__ILLEGAL, /* an illegal move is on the table */
+    REF__CONFIRM  /* an unexplained change is on the table */
+};
+
+struct ref_referee {
+    char game[16];
+    bool translate;          /* positions are equal up to a translation */
+    bool fixed;              /* a piece once placed never changes or leaves */
+    bool keep;               /* a piece on the table never changes (cards may leave) */
+    rules_game **hist;       /* hist[k]: the game after k legal moves */
+    int *hist_seq;           /* hist_seq[k]: db seq of legal move k (k >= 1) */
+    int *hist_player;
+    rules_move *hist_move;   /* hist_move[k]: legal move k */
+    int nhist, caphist;
+    int nevents;             /* events recorded (legal or not) */
+    db *store;
+    int64_t match_id;
+    float min_conf;
+    ref_event_fn on_event;
+    void *ctx;
+    int dx, dy;              /* engine cell = reading cell + (dx, dy) */
+    int state;
+    bool unsure;             /* the CONFIRM was for a piece read unsure */
+    bool unplaced;           /* ... or for one that fits no reading (REF__DROP) */
+    bool has_pending;        /* that unsure reading was a legal move: it */
+    int pending_player;      /* stands if play goes on uncorrected */
+    rules_move pending;
+    float pending_conf[RULES_MAX_MOVE_PIECES]; /* how sure each of its pieces was */
+    ref_alts pending_alt[RULES_MAX_MOVE_PIECES]; /* ... and what else each may be */
+    rules_piece *last_seen;  /* the reading that caused ILLEGAL/CONFIRM */
+    int nlast_seen;
+    rules_piece scratch[REF__MAX_PIECES];
+    char names[RULES_MAX_PLAYERS][40]; /* the header's players ("player N" when unnamed) */
+    /* A piece left out of the last move (REF__DROP) and asked about: read
+     * later at its place, before anything else is recorded, it was part
+     * of that move (ref__late_piece). */
+    rules_piece late;
+    int late_at;             /* r->nevents when it was left out; 0: none */
+    /* Cards recorded as one of several they could have been: laid and
+     * taken unseen, the first of several that fitted
+     * (ref__laid_and_taken), or read short of certain.  Which legal move
+     * k each was and the other cards it could have been, oldest first.
+     * The recorded card seen laid later was a wrong guess
+     * (ref__revise_guess); so was one that the still tables since read
+     * as another card more than as itself (ref__reread): each reading's
+     * likelihoods of the cards at its cell are summed, vote_was for the
+     * recorded card, vote[i] for cand[i]. */
+    struct ref__guess {
+        int k, n;
+        rules_piece cand[REF__GUESS_MAX];
+        float vote[REF__GUESS_MAX], vote_was;
+    } guess[REF__GUESSES];
+    int nguess;
+    /* Cards a move captured that were still on the table when it was
+     * judged (the player laid the card and then took the square), in the
+     * engine's cells: seen again, they are not new cards
+     * (ref__drop_ungathered). */
+    rules_piece gather[REF__GATHER];
+    int ngather;
+    /* What readings of the moving table since the last still one saw at
+     * cells the committed position leaves empty (ref_glimpse): each card
+     * at each cell once, with the most any reading gave it. */
+    struct ref__glimpse {
+        rules_piece p;
+        float w;
+    } glimpse[REF__GLIMPSES];
+    int nglimpse;
+};
+
 /* The same piece (kind, owner, shape), wherever it lies. */
 bool ref__same_piece(const rules_piece *a, const rules_piece *b);
+
+/* shared by referee.c and cards_explain.c (see each for what it does) */
+void ref__emit(ref_referee *r, int kind, int seq, int player, const rules_move *m,
+               const rules_verdict *v, const rules_piece *restore, int nrestore, const char *fmt,
+               ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 9, 10)))
+#endif
+    ;
+rules_game *ref__game(const ref_referee *r);
+bool ref__known(const rules_piece *have, int nh, const rules_piece *p);
+bool ref__legal_change_in(const ref_referee *r, const rules_game *g, const rules_piece *have,
+                          int nh, const rules_piece *seen, int ns, rules_move *m, int *player);
+void ref__pick(rules_piece *out, const rules_piece *as_read, const ref_alts *a, int d);
+int ref__play(ref_referee *r, int player, const rules_move *m, const void *jpeg, size_t jpeg_len,
+              int source, rules_verdict *v, base_err *err);
+int ref__position(const rules_game *g, rules_piece *out);
+bool ref__same_place(const rules_piece *a, const rules_piece *b);
+bool ref__same_position(const rules_piece *a, int na, const rules_piece *b, int nb);
+int ref__shift(const ref_referee *r, const rules_piece *want, int nw, const rules_piece *seen,
+               int ns, int *odx, int *ody);
+int ref__store_correction(ref_referee *r, int seq, int player, const rules_move *m,
+                          const rules_verdict *v, const rules_game *g, int source, const char *note,
+                          base_err *err);
+void ref__to_engine(const ref_referee *r, const rules_piece *in, rules_piece *out, int n);
+const ref_view *ref__drop_ungathered(ref_referee *r, const ref_view *v, ref_view *vf,
+                                     rules_piece *pieces, float *conf, ref_alts *alt);
+float ref__glimpsed(const ref_referee *r, const rules_piece *p);
+int ref__laid_and_taken(const ref_referee *r, const rules_game *g, const rules_piece *have, int nh,
+                        const rules_piece *seen, int ns, int player, rules_move *m, int cap);
+bool ref__pending_taken(const ref_referee *r, const rules_piece *seen, int ns);
+void ref__remember_guess(ref_referee *r, const rules_move *cand, int nc);
+void ref__remember_read(ref_referee *r, const rules_move *m, const rules_piece *read,
+                        const ref_view *v);
+bool ref__reread(ref_referee *r, const rules_piece *have, int nh, const rules_piece *seen, int ns,
+                 const ref_view *v, int *rc, base_err *err);
+bool ref__revise_guess(ref_referee *r, int player, const rules_move *m, int *rc, base_err *err);
+bool ref__two_moves(ref_referee *r, const rules_piece *have, int nh, const rules_piece *seen,
+                    int ns, const ref_view *v, int *rc, base_err *err);
+bool ref__ungathered(ref_referee *r, const rules_piece *have, int nh, const rules_move *m,
+                     const rules_piece *after, int na, const rules_piece *seen, int ns);
 
 #endif
