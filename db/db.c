@@ -884,6 +884,29 @@ done:
     return rc == 0 ? changed : rc;
 }
 
+int db_correction_add(db *d, int64_t match_id, int seq, const char *field, const char *before,
+                      const char *after, const char *note, base_err *err)
+{
+    sqlite3_stmt *ins = NULL;
+    int rc, state, nseats, last;
+    if (!field || !*field)
+        return base_err_set(err, BASE_EINVAL, "a correction needs the field it corrects");
+    if ((rc = db__wbegin_match(d, match_id, &state, &nseats, &last, err)) != 0)
+        return rc;
+    if (seq < 1 || seq > last)
+        return db__wend(d,
+                        base_err_set(err, BASE_ENOTFOUND, "%s: match %lld has no event %d",
+                                     d->path, (long long)match_id, seq),
+                        err);
+    ins = db__prepare(d,
+                      "INSERT INTO corrections(match_id, seq, field, before, after, note) "
+                      "VALUES(?1, ?2, ?3, ?4, ?5, ?6)",
+                      err);
+    rc = ins ? db__record(d, ins, match_id, seq, field, before, after, note, err) : BASE_EDB;
+    sqlite3_finalize(ins);
+    return db__wend(d, rc, err);
+}
+
 int db_corrections_list(db *d, int64_t match_id, db_correction_fn fn, void *ctx, base_err *err)
 {
     sqlite3_stmt *st = db__prepare(d,

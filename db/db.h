@@ -126,6 +126,13 @@ int db_event_append(db *d, int64_t match_id, const db_event *ev, int *seq, base_
 int db_event_correct(db *d, int64_t match_id, int seq, const db_event *ev, const char *note,
                      base_err *err);
 
+/* Records a correction of event seq that changes none of its fields: what
+ * the players said of a reading (field "piece (13,13)", before "purple
+ * diamond (read at 0.55)", after "purple clover"), kept beside the event
+ * it settled.  Durable when it returns. */
+int db_correction_add(db *d, int64_t match_id, int seq, const char *field, const char *before,
+                      const char *after, const char *note, base_err *err);
+
 typedef struct db_correction {
     int64_t id;
     int seq;

@@ -18,6 +18,25 @@
 #define REF__GLIMPSE_LEAD 2.0f /* ... when this many times likelier than the next */
 #define REF__REREAD_LEAD 1.0f /* still tables' votes by which another card must lead */
 #define REF__UNSEEN_MAX 16   /* cards laid and taken unseen: candidates kept */
+/* An illegal move is announced only when each of its new pieces is read
+ * at least this sure: below it the classifier is wrong too often on sets
+ * it never saw (cards: 94.5 % right at 0.9 or more, bench_recognize_cards)
+ * for a player to be accused on its word. */
+#define REF__ACCUSE 0.9f
+/* ... and when no other reading of one of them that the classifier gives
+ * at least these odds against the reading makes the move legal: one
+ * chance in fifty is a real chance, and a question costs a tap where a
+ * false accusation costs the match. */
+#define REF__ODDS_REAL 0.02f
+/* A reading the classifier did not offer for a cell still has this chance
+ * when the readings of two still tables are multiplied (a zero would let
+ * one frame's omission overrule every other). */
+#define REF__ODDS_NONE 0.01f
+/* The table moved on after a question or a verdict: the likeliest
+ * explanation is taken when it is this many times likelier than the
+ * next (ref__moved_on). */
+#define REF__MOVED_LEAD 2.0f
+#define REF__MOVED_OPTIONS 4 /* readings of each asked cell tried (the likeliest) */
 
 enum ref__state {
     REF__OK,      /* the table shows the committed position */
@@ -88,12 +107,54 @@ struct ref_referee {
         float w;
     } glimpse[REF__GLIMPSES];
     int nglimpse;
+    /* The question open (q.id 0: none; ask.c), and the alert's view: the
+     * still table that raised the open question or the last illegal
+     * verdict, in the engine's cells, with each piece's confidence and
+     * other readings, to judge again with an answer (ref_answer) and to
+     * weigh against the tables after it (ref__moved_on). */
+    ref_question q;
+    int nquestions;
+    struct ref__alert_view {
+        rules_piece *pieces;
+        float *conf;
+        ref_alts *alt;
+        double *x_mm, *y_mm; /* NULL when the view had none */
+        int n, mover, idx;   /* idx: the piece asked about, -1 none */
+        int dx, dy;          /* the reading's translation then (ref__to_engine) */
+        bool told;           /* "still on the table" said (ref__moved_on) */
+    } av;
+    int last_seq; /* the seq of the event last recorded (0: none, or no store) */
 };
 
 /* The same piece (kind, owner, shape), wherever it lies. */
 bool ref__same_piece(const rules_piece *a, const rules_piece *b);
 
-/* shared by referee.c and cards_explain.c (see each for what it does) */
+/* ask.c: questions (see ask.c for what each does) */
+void ref__question_clear(ref_referee *r);
+int ref__keep_view(ref_referee *r, const rules_piece *seen, int ns, const ref_view *v, int idx);
+int ref__ask(ref_referee *r, const ref_view *v, int i, const rules_piece *seen, int ns,
+             const rules_piece *have, int nh, bool none, const char *after);
+bool ref__doubtful(ref_referee *r, const rules_piece *have, int nh, const rules_piece *seen,
+                   int ns, const ref_view *v, int *ask);
+bool ref__moved_on(ref_referee *r, const rules_piece *have, int nh, const rules_piece *seen,
+                   int ns, const ref_view *v, int *rc, base_err *err);
+bool ref__still_illegal(ref_referee *r, const rules_piece *have, int nh, const rules_piece *seen,
+                        int ns);
+void ref__alert_free(ref_referee *r);
+struct ref__viewbuf {
+    rules_piece *pieces;
+    float *conf;
+    ref_alts *alt;
+    double *x_mm, *y_mm;
+};
+int ref__view_without(const ref_view *v, int k, ref_view *out, struct ref__viewbuf *buf);
+void ref__viewbuf_free(struct ref__viewbuf *buf);
+
+/* shared by referee.c, cards_explain.c and ask.c (see each for what it does) */
+int ref__remember(ref_referee *r, const rules_piece *seen, int ns);
+bool ref__legal_change(ref_referee *r, const rules_piece *have, int nh, const rules_piece *seen,
+                       int ns, rules_move *m, int *player);
+int ref__observe(ref_referee *r, const ref_view *v, base_err *err);
 void ref__emit(ref_referee *r, int kind, int seq, int player, const rules_move *m,
                const rules_verdict *v, const rules_piece *restore, int nrestore, const char *fmt,
                ...)

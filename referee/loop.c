@@ -14,6 +14,9 @@
 #define REF__MAXQ 32
 #define REF__FUSE 3 /* still frames read and combined per still period */
 #define REF__SEEN 9  /* readings whose camera measures give the advice (3 still periods) */
+/* the ring round a piece asked about: its radius, a share of the frame's
+ * width (38 px at 1280, two cubes across at 0.8 px/mm) */
+#define REF__ASK_RING 0.03
 /* A side names the mover when it holds this many moving pixels (of the
  * 160x120 motion image, over the stretch) and this share of all beyond the
  * play area. */
@@ -248,6 +251,7 @@ static void ref__overlay(ref_loop *l, const vis_image *frame, const ref_reading 
 {
     vis_image *img = NULL;
     cal_mat_fit fit;
+    ref_question q;
     unsigned char *jpeg = NULL;
     size_t len = 0;
     if (!l->cfg.on_frame || vis_image_clone(frame, &img, NULL) != 0)
@@ -260,6 +264,18 @@ static void ref__overlay(ref_loop *l, const vis_image *frame, const ref_reading 
                 vis_color col = rd->conf[i] >= 0.5f ? vis_rgb(40, 220, 80) : vis_rgb(240, 180, 0);
                 vis_draw_circle(img, c, 0.012 * img->width, col, 2, VIS_DRAW_AA, NULL);
             }
+    }
+    if (l->cfg.referee && ref_question_open(l->cfg.referee, &q) && q.has_xy &&
+        ref_reader_fit(l->cfg.reader, &fit)) {
+        /* the piece the players are asked about, ringed and marked */
+        vis_homography top;
+        if (cal_mat_plane(&fit, NULL, 20, &top, NULL) == 0) {
+            vis_point c = vis_homography_apply(top, (vis_point){q.x_mm, q.y_mm});
+            double rad = REF__ASK_RING * img->width;
+            vis_draw_circle(img, c, rad, vis_rgb(255, 40, 200), 4, VIS_DRAW_AA, NULL);
+            vis_draw_text(img, "?", (vis_point){c.x + rad, c.y - rad}, 1.2, vis_rgb(255, 40, 200),
+                          3, VIS_DRAW_AA, NULL);
+        }
     }
     if (rd && rd->hand)
         vis_draw_text(img, "hand over the board", (vis_point){10, 30}, 0.8, vis_rgb(255, 60, 60),
@@ -435,6 +451,8 @@ static void ref__judge(ref_loop *l, const vis_image *frame, double t0)
     memset(l->side_votes, 0, sizeof l->side_votes);
     v.jpeg = jpeg;
     v.jpeg_len = len;
+    v.x_mm = rd->x_mm;
+    v.y_mm = rd->y_mm;
     ref_observe(l->cfg.referee, &v, &e);
     vis_buffer_free(jpeg);
     {

@@ -429,34 +429,50 @@ static int ref__prepare(ref_reader *r, const vis_image *frame, ref_reading *out,
 }
 
 /* The other readings of a piece read as (a, b): its runner-up for a, for
- * b, or both (a2, b2 < 0: none).  The reading's doubt (1 - conf) is
- * shared between them by how close each runner-up came (the raw margins
- * ca, cb in 0..1), and each weight is against the reading itself. */
-static void ref__alts(const rules_piece *p, double conf, int a2, double ca, int b2, double cb,
-                      ref_alts *out)
+ * b, or both (a2, b2 < 0: none), each weighed against the reading itself
+ * (w 1: as likely).  The classifier's heads give each value its
+ * probability (pa, pa2 for a; pb, pb2 for b) and are taken as
+ * independent, so a reading is as likely as the product of its values'
+ * and (a2, b) weighs pa2 / pa against (a, b): the referee's odds are the
+ * classifier's own.  When a runner-up's probability is not known (0: the
+ * memory across frames or the one-deck rule swapped the reading with it),
+ * the reading's doubt (1 - conf) is shared between them by how close each
+ * runner-up came (the top values ca, cb in 0..1). */
+static void ref__alts(const rules_piece *p, double conf, int a2, double ca, double pa2, int b2,
+                      double cb, double pb2, ref_alts *out)
 {
     double c = conf > 0.02 ? conf : 0.02, doubt = 1 - c;
     double da = 1 - fmin(1, fmax(0, ca)), db = 1 - fmin(1, fmax(0, cb));
     double wa = a2 >= 0 ? da : 0, wb = b2 >= 0 ? db : 0;
     double wab = a2 >= 0 && b2 >= 0 ? da * db : 0, sum = wa + wb + wab;
+    bool odds = (a2 < 0 || (pa2 > 0 && ca > 0)) && (b2 < 0 || (pb2 > 0 && cb > 0));
     out->n = 0;
-    if (sum <= 1e-9)
+    if (odds) {
+        wa = a2 >= 0 ? pa2 / ca : 0;
+        wb = b2 >= 0 ? pb2 / cb : 0;
+        wab = wa * wb;
+    } else if (sum > 1e-9) {
+        wa *= doubt / sum / c;
+        wb *= doubt / sum / c;
+        wab *= doubt / sum / c;
+    } else {
         return;
+    }
     if (wb > 0) {
         out->p[out->n] = *p;
         out->p[out->n].b = (uint8_t)b2;
-        out->w[out->n++] = (float)(doubt * wb / sum / c);
+        out->w[out->n++] = (float)wb;
     }
     if (wa > 0) {
         out->p[out->n] = *p;
         out->p[out->n].a = (uint8_t)a2;
-        out->w[out->n++] = (float)(doubt * wa / sum / c);
+        out->w[out->n++] = (float)wa;
     }
     if (wab > 0) {
         out->p[out->n] = *p;
         out->p[out->n].a = (uint8_t)a2;
         out->p[out->n].b = (uint8_t)b2;
-        out->w[out->n++] = (float)(doubt * wab / sum / c);
+        out->w[out->n++] = (float)wab;
     }
 }
 
@@ -608,7 +624,9 @@ static int ref__read(ref_reader *r, const vis_image *frame, ref_reading *out, ba
             if (vc->face_down)
                 out->alt[out->n].n = 0;
             else
-                ref__alts(p, conf, rank2 > 0 ? rank2 : -1, vc->rank_conf, suit2, vc->suit_conf,
+                ref__alts(p, conf, rank2 > 0 ? rank2 : -1, vc->rank_conf,
+                          rank2 == vc->rank2 ? vc->rank_p2 : 0, suit2, vc->suit_conf,
+                          suit2 == vc->suit2 ? vc->suit_p2 : 0,
                           &out->alt[out->n]);
             out->x_mm[out->n] = vc->x_mm;
             out->y_mm[out->n] = vc->y_mm;
@@ -637,7 +655,8 @@ static int ref__read(ref_reader *r, const vis_image *frame, ref_reading *out, ba
         p->b = (uint8_t)vp->shape;
         out->conf[out->n] = vp->conf;
         out->duplicate[out->n] = false; /* cubes repeat: three of each */
-        ref__alts(p, vp->conf, vp->color2, vp->color_conf, vp->shape2, vp->shape_conf,
+        ref__alts(p, vp->conf, vp->color2, vp->color_conf, vp->color_p2, vp->shape2,
+                  vp->shape_conf, vp->shape_p2,
                   &out->alt[out->n]);
         out->x_mm[out->n] = vp->x_mm;
         out->y_mm[out->n] = vp->y_mm;

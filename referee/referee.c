@@ -131,6 +131,7 @@ void ref__emit(ref_referee *r, int kind, int seq, int player, const rules_move *
 {
     ref_event ev;
     va_list ap;
+    ref__question_clear(r); /* whatever happens next settles it (ref__ask asks anew) */
     memset(&ev, 0, sizeof ev);
     ev.kind = kind;
     ev.seq = seq;
@@ -204,6 +205,8 @@ static int ref__record(ref_referee *r, const rules_game *after, int player, cons
         rc = base_err_set(err, BASE_ENOMEM, "out of memory");
     if (rc == 0)
         rc = db_event_append(r->store, r->match_id, &ev, seq, err);
+    if (rc == 0)
+        r->last_seq = *seq;
     if (rc == 0 && jpeg && jpeg_len)
         rc = db_snapshot_put(r->store, r->match_id, *seq, jpeg, jpeg_len, err);
     cJSON_free(move);
@@ -362,8 +365,9 @@ static bool ref__diff_move(const ref_referee *r, const rules_piece *have, int nh
     return added > 0 && removed == 0;
 }
 
-static int ref__remember(ref_referee *r, const rules_piece *seen, int ns)
+int ref__remember(ref_referee *r, const rules_piece *seen, int ns)
 {
+    ref__alert_free(r); /* (a new alert: ref__keep_view keeps its view) */
     rules_piece *copy = malloc(sizeof *copy * (size_t)(ns ? ns : 1));
     if (!copy)
         return BASE_ENOMEM;
@@ -415,7 +419,7 @@ bool ref__legal_change_in(const ref_referee *r, const rules_game *g,
 }
 
 /* ... in the current game. */
-static bool ref__legal_change(ref_referee *r, const rules_piece *have, int nh,
+bool ref__legal_change(ref_referee *r, const rules_piece *have, int nh,
                               const rules_piece *seen, int ns, rules_move *m, int *player)
 {
     return ref__legal_change_in(r, ref__game(r), have, nh, seen, ns, m, player);
@@ -454,13 +458,14 @@ enum ref__resolution {
     REF__CHOSEN,  /* seen now holds the one likely legal reading */
     REF__ASK,     /* unsure, and the rules do not settle it */
     REF__DROP,    /* one unsure piece fits no reading: judge the rest */
-    REF__SAME     /* ... and the rest is what was last alerted about */
+    REF__SAME,    /* ... and the rest is what was last alerted about */
+    REF__DOUBT    /* illegal as read, legal in a reading with real odds: ask */
 };
 
 /* what is said of a piece that fits no reading (see ref__resolve) */
 #define REF__UNPLACED                                                                              \
-    "A piece read as %s (confidence %.2f) fits the rules in no reading: if a cube is there, "     \
-    "straighten it or correct the reading; if not, carry on."
+    "It fits the rules in no reading: if a piece is there, straighten it or answer; if not, "    \
+    "carry on."
 
 /* Digit t of combination c in the mixed radix of the pieces' choices. */
 static int ref__digit(long c, const int *radix, int t)
@@ -494,24 +499,20 @@ static bool ref__in_line(const rules_piece *have, int nh, const rules_piece *see
     return alone;
 }
 
-/* Remembers the reading seen[0..ns) and, when ask, asks about seen[k]
- * (read conf sure), which fits the rules in no reading (REF__UNPLACED);
- * have[0..nh) is the position to put back. */
-static int ref__unplaced(ref_referee *r, const rules_piece *seen, int ns, int k, float conf,
-                         const rules_piece *have, int nh, bool ask)
+/* Remembers the reading seen[0..ns) (v's, index for index) and, when
+ * ask, asks about seen[k], which fits the rules in no reading
+ * (REF__UNPLACED): what it is, or whether anything is there; have[0..nh)
+ * is the position to put back. */
+static int ref__unplaced(ref_referee *r, const ref_view *v, const rules_piece *seen, int ns,
+                         int k, const rules_piece *have, int nh, bool ask)
 {
-    char what[160];
     int rc;
-    if (ask) {
-        r->state = REF__CONFIRM;
-        r->unplaced = true;
-        r->has_pending = false;
-    }
-    if ((rc = ref__remember(r, seen, ns)) != 0 || !ask)
-        return rc;
-    rules_piece_text(r->game, &seen[k], what, sizeof what);
-    ref__emit(r, REF_EV_CONFIRM, 0, -1, NULL, NULL, have, nh, REF__UNPLACED, what, (double)conf);
-    return 0;
+    if (!ask)
+        return ref__remember(r, seen, ns);
+    rc = ref__ask(r, v, k, seen, ns, have, nh, true, REF__UNPLACED);
+    r->unplaced = true;
+    r->has_pending = false;
+    return rc;
 }
 
 /* The new piece, read below certainty, without which the change is a
@@ -567,6 +568,9 @@ static int ref__drop_unsure(ref_referee *r, const rules_piece *have, int nh,
  *   REF__ASK when nothing else changed, REF__SAME when the rest is the
  *   reading last alerted about): an illegal move announced for what may
  *   be no cube at all derails the match;
+ * - a reading that breaks the rules, legal in another reading with real
+ *   odds (REF__ODDS_REAL) but not clearly the likeliest: the least sure
+ *   piece that reading changes is asked about (REF__DOUBT, *ask);
  * - otherwise a sure reading is judged as read, an unsure one is asked
  *   about (*ask: the piece, or -1 for any read below r->min_conf). */
 static int ref__resolve(ref_referee *r, const rules_piece *have, int nh, rules_piece *seen,
@@ -640,6 +644,15 @@ static int ref__resolve(ref_referee *r, const rules_piece *have, int nh, rules_p
             ref__pick(&seen[idx[t]], &seen[idx[t]], &v->alt[idx[t]],
                       ref__digit(best_combo, radix, t));
         res = REF__CHOSEN;
+    } else if (best_combo > 0 && l1 >= REF__ODDS_REAL) {
+        /* a legal reading with real odds, not clearly the one: the least
+         * sure piece it reads otherwise is asked about (leaving a piece
+         * out would commit a guess; the next move may settle it) */
+        for (int t = 0; t < ntry; t++)
+            if (ref__digit(best_combo, radix, t) > 0 &&
+                (*ask < 0 || v->conf[idx[t]] < v->conf[*ask]))
+                *ask = idx[t];
+        res = REF__DOUBT;
     } else if ((drop = ref__drop_unsure(r, have, nh, seen, ns, v, trial, m, &nothing)) >= 0) {
         *ask = drop;
         res = nothing == 2 ? REF__SAME : nothing ? REF__ASK : REF__DROP;
@@ -784,7 +797,7 @@ static bool ref__late_piece(ref_referee *r, const rules_piece *have, int nh,
     return false;
 }
 
-static int ref__observe(ref_referee *r, const ref_view *v, base_err *err)
+int ref__observe(ref_referee *r, const ref_view *v, base_err *err)
 {
     rules_piece *have = malloc(sizeof *have * REF__MAX_PIECES);
     rules_piece *seen = malloc(sizeof *seen * REF__MAX_PIECES);
@@ -792,7 +805,10 @@ static int ref__observe(ref_referee *r, const ref_view *v, base_err *err)
     rules_piece *full = NULL; /* REF__DROP: the reading with piece ask */
     rules_verdict verdict;
     rules_status st;
-    int nh, ns = v->n, nremoved, rc = 0, res, ask, nhist0 = r->nhist, ngather = 0;
+    int nh, ns = v->n, nremoved, rc = 0, res, ask, nhist0 = r->nhist, ngather = 0, doubt;
+    const ref_view *vs = v; /* v, index for index with seen */
+    ref_view vdrop;
+    struct ref__viewbuf vbuf = {0};
 
     if (!have || !seen || !m) {
         rc = base_err_set(err, BASE_ENOMEM, "out of memory");
@@ -804,7 +820,14 @@ static int ref__observe(ref_referee *r, const ref_view *v, base_err *err)
         goto done;
     }
     nh = ref__position(ref__game(r), have);
-    ref__align(r, have, nh, v->pieces, ns);
+    /* Lined up with the table last alerted about when there is one: it
+     * holds the committed pieces and the ones in question, more to line
+     * up by (with nothing committed yet, the first move asked about is
+     * all there is, and the recogniser's grid origin moves). */
+    if (r->state != REF__OK && r->last_seen && r->nlast_seen > nh)
+        ref__align(r, r->last_seen, r->nlast_seen, v->pieces, ns);
+    else
+        ref__align(r, have, nh, v->pieces, ns);
     ref__to_engine(r, v->pieces, seen, ns);
     if (base_log_level() >= BASE_LOG_DEBUG)
         for (int i = 0; i < ns; i++) {
@@ -929,17 +952,32 @@ static int ref__observe(ref_referee *r, const ref_view *v, base_err *err)
             goto done; /* nothing else is new */
     }
 
+    /* after a question or a verdict, the table moved on by legal moves */
+    if (ref__moved_on(r, have, nh, seen, ns, v, &rc, err)) {
+        if (rc != 0 || r->state != REF__OK)
+            goto done;
+        nh = ref__position(ref__game(r), have);
+        ref__keep_committed(r, have, nh, seen, ns);
+        if (ref__same_position(have, nh, seen, ns))
+            goto done;
+    }
+
     if (ref__two_moves(r, have, nh, seen, ns, v, &rc, err))
         goto done;
 
     /* Pieces read without confidence are not guessed at: the rules may
      * settle what they are, or the players are asked. */
     res = ref__resolve(r, have, nh, seen, ns, v, &ask);
+    if (res == REF__DOUBT) {
+        rc = ref__ask(r, v, ask, seen, ns, have, nh, false, NULL);
+        r->has_pending = false;
+        goto done;
+    }
     if (res == REF__SAME || (res == REF__ASK && ask >= 0)) {
         /* a piece no reading fits, beside nothing new (SAME: what was
          * last alerted about, nothing more to say until the table
          * changes) */
-        rc = ref__unplaced(r, seen, ns, ask, v->conf[ask], have, nh, res == REF__ASK);
+        rc = ref__unplaced(r, v, seen, ns, ask, have, nh, res == REF__ASK);
         goto done;
     }
     if (res == REF__DROP) {
@@ -951,29 +989,30 @@ static int ref__observe(ref_referee *r, const ref_view *v, base_err *err)
         memcpy(full, seen, sizeof *full * (size_t)ns);
         memmove(seen + ask, seen + ask + 1, sizeof *seen * (size_t)(ns - ask - 1));
         ns--;
+        /* the view without it too, index for index with seen */
+        if ((rc = ref__view_without(v, ask, &vdrop, &vbuf)) != 0) {
+            rc = base_err_set(err, rc, "out of memory");
+            goto done;
+        }
+        vs = &vdrop;
     }
     for (int i = 0; res == REF__ASK && i < ns; i++) {
-        if (!ref__known(have, nh, &seen[i]) && v->conf[i] < r->min_conf) {
-            char what[160];
-            rules_piece_text(r->game, &seen[i], what, sizeof what);
-            r->state = REF__CONFIRM;
-            r->unsure = true;
-            r->has_pending = ref__legal_change(r, have, nh, seen, ns, &r->pending,
-                                               &r->pending_player);
-            for (int k = 0; r->has_pending && k < r->pending.npieces; k++)
+        if (!ref__known(have, nh, &seen[i]) && vs->conf[i] < r->min_conf) {
+            bool pending = ref__legal_change(r, have, nh, seen, ns, &r->pending,
+                                             &r->pending_player);
+            for (int k = 0; pending && k < r->pending.npieces; k++)
                 for (int j = 0; j < ns; j++)
                     if (ref__same_place(&r->pending.pieces[k], &seen[j])) {
-                        r->pending_conf[k] = v->conf[j];
+                        r->pending_conf[k] = vs->conf[j];
                         r->pending_alt[k].n = 0;
-                        if (v->alt)
-                            r->pending_alt[k] = v->alt[j];
+                        if (vs->alt)
+                            r->pending_alt[k] = vs->alt[j];
                     }
-            if ((rc = ref__remember(r, seen, ns)) == 0)
-                ref__emit(r, REF_EV_CONFIRM, 0, -1, NULL, NULL, have, nh,
-                          "A piece read as %s is unsure (confidence %.2f): straighten it, "
-                          "or correct the reading%s.",
-                          what, (double)v->conf[i],
-                          r->has_pending ? "; if nobody does, it stands when play goes on" : "");
+            rc = ref__ask(r, vs, i, seen, ns, have, nh, false,
+                          pending ? "If nobody answers, the first reading stands when play goes on."
+                                  : NULL);
+            r->unsure = true;
+            r->has_pending = pending;
             goto done;
         }
     }
@@ -981,6 +1020,14 @@ static int ref__observe(ref_referee *r, const ref_view *v, base_err *err)
     rules_game_status(ref__game(r), &st);
     if (ref__diff_move(r, have, nh, seen, ns, m, &nremoved)) {
         int player = st.to_move;
+        if (v->mover >= 0 && v->mover != st.to_move &&
+            ref__doubtful(r, have, nh, seen, ns, vs, &doubt)) {
+            /* out of turn, but which pieces it laid is in doubt: asked
+             * first (an accusation rests on every reading being sure) */
+            rc = ref__ask(r, vs, doubt, seen, ns, have, nh, false, NULL);
+            r->has_pending = false;
+            goto done;
+        }
         if (v->mover >= 0 && v->mover != st.to_move) {
             /* The hand came from another seat: flag it, credit nobody. */
             memset(&verdict, 0, sizeof verdict);
@@ -1031,8 +1078,19 @@ static int ref__observe(ref_referee *r, const ref_view *v, base_err *err)
                 }
                 goto done;
             }
+            if (ref__still_illegal(r, have, nh, seen, ns))
+                goto done; /* (never a second verdict on the same move) */
+            if (ref__doubtful(r, have, nh, seen, ns, vs, &doubt)) {
+                /* the verdict would rest on a doubtful reading: a
+                 * question, not an accusation (asked once: the same
+                 * reading says nothing again) */
+                rc = ref__ask(r, vs, doubt, seen, ns, have, nh, false, NULL);
+                r->has_pending = false;
+                goto done;
+            }
             r->state = REF__ILLEGAL;
-            if ((rc = ref__remember(r, seen, ns)) == 0)
+            if ((rc = ref__remember(r, seen, ns)) == 0 &&
+                (rc = ref__keep_view(r, seen, ns, vs, -1)) == 0)
                 rc = ref__play(r, player, m, v->jpeg, v->jpeg_len, DB_SRC_CAMERA, &verdict, err);
             goto done;
         }
@@ -1094,9 +1152,10 @@ done:
             r->late = full[ask];
             r->late_at = r->nevents;
         }
-        rc = ref__unplaced(r, full, v->n, ask, v->conf[ask], have, nh, r->state == REF__OK);
+        rc = ref__unplaced(r, v, full, v->n, ask, have, nh, r->state == REF__OK);
     }
     free(full);
+    ref__viewbuf_free(&vbuf);
     free(have);
     free(seen);
     free(m);
@@ -1254,6 +1313,7 @@ int ref_new(const ref_config *cfg, base_err *err, ref_referee **out)
         rules_game_free(g);
         return base_err_set(err, BASE_ENOMEM, "out of memory");
     }
+    r->av.idx = -1;
     snprintf(r->game, sizeof r->game, "%s", cfg->game);
     for (int i = 0; i < RULES_MAX_PLAYERS; i++) {
         const cJSON *name =
@@ -1318,21 +1378,6 @@ void ref_free(ref_referee *r)
     free(r->hist_player);
     free(r->hist_move);
     free(r->last_seen);
+    ref__alert_free(r);
     free(r);
-}
-
-/* ---- questions ---- */
-
-bool ref_question_open(const ref_referee *r, ref_question *out)
-{
-    (void)r;
-    (void)out;
-    return false;
-}
-
-int ref_answer(ref_referee *r, int id, int answer, base_err *err)
-{
-    (void)r;
-    (void)answer;
-    return base_err_set(err, BASE_ESTATE, "question %d is not open", id);
 }

@@ -28,6 +28,9 @@ typedef struct log_ {
     char rule[MAXEV][40];
     int nrestore[MAXEV];
     char text[MAXEV][512];
+    int qid[MAXEV], qn[MAXEV]; /* the event's question: its id (0: none), answers */
+    bool qnone[MAXEV];
+    char qlabel[MAXEV][REF_MAX_ANSWERS][48];
 } log_;
 
 static void on_event(void *ctx, const ref_event *ev)
@@ -42,6 +45,11 @@ static void on_event(void *ctx, const ref_event *ev)
     snprintf(l->rule[l->n], sizeof l->rule[0], "%s", ev->verdict ? ev->verdict->rule : "");
     l->nrestore[l->n] = ev->nrestore;
     snprintf(l->text[l->n], sizeof l->text[0], "%s", ev->text);
+    l->qid[l->n] = ev->question ? ev->question->id : 0;
+    l->qn[l->n] = ev->question ? ev->question->nanswers : 0;
+    l->qnone[l->n] = ev->question && ev->question->none;
+    for (int k = 0; k < l->qn[l->n]; k++)
+        snprintf(l->qlabel[l->n][k], sizeof l->qlabel[0][0], "%s", ev->question->label[k]);
     l->n++;
 }
 
@@ -257,7 +265,9 @@ static void test_unexplained_and_unsure(void **state)
     see(r, &t, -1);
     assert_int_equal(l.n, 4);
     assert_int_equal(l.kind[3], REF_EV_CONFIRM);
-    assert_non_null(strstr(l.text[3], "confidence 0.20"));
+    assert_non_null(strstr(l.text[3], "Is this cube at (3,0) a yellow star8?"));
+    assert_int_equal(l.qn[3], 1); /* (no other reading offered) */
+    assert_true(l.qid[3] > 0);
     /* Read again, clearly: Bob's move. */
     t.conf[3] = 0.9f;
     see(r, &t, -1);
@@ -301,7 +311,11 @@ static void test_unplaceable_unsure_piece(void **state)
     assert_int_equal(l.n, 3);
     assert_int_equal(l.kind[2], REF_EV_CONFIRM);
     assert_non_null(strstr(l.text[2], "fits the rules in no reading"));
-    assert_non_null(strstr(l.text[2], "read as a yellow star8 at (1,1)"));
+    assert_non_null(strstr(l.text[2], "Is this cube at (1,1) a yellow star8, a yellow square, a "
+                                      "green star8, or is nothing there?"));
+    assert_true(l.qnone[2]);
+    assert_int_equal(l.qn[2], 3);
+    assert_string_equal(l.qlabel[2][1], "yellow square");
     see(r, &t, -1); /* the same reading: nothing said again */
     assert_int_equal(l.n, 3);
     /* Ann extends the row while it is still read: her move, 4 points;
@@ -468,7 +482,7 @@ static void test_unsure_stands_when_play_goes_on(void **state)
     see(r, &t, -1);
     assert_int_equal(l.n, 1);
     assert_int_equal(l.kind[0], REF_EV_CONFIRM);
-    assert_non_null(strstr(l.text[0], "it stands when play goes on"));
+    assert_non_null(strstr(l.text[0], "stands when play goes on"));
     /* Bob plays on: Ann's move stands, then Bob's is judged. */
     put(&t, 0, 1, "blue", "square");
     see(r, &t, -1);
@@ -569,12 +583,41 @@ static void test_alternatives(void **state)
     see(r, &t, -1);
     assert_int_equal(l.kind[l.n - 1], REF_EV_RESTORED);
 
-    /* Bob: a sure reading that breaks the rules is judged as read, even
-     * with a legal runner-up. */
+    /* Bob: a sure reading that breaks the rules, with a legal runner-up
+     * the classifier gives real odds (0.04): a question, not an
+     * accusation.  Bob answers that it is the blue star4: now it is
+     * announced illegal. */
     put(&t, 0, 1, "blue", "star4");
     t.conf[4] = 0.95f;
     t.alt[4].n = 0;
     alt(&t, 4, "green", "star4", 0.04f);
+    see(r, &t, -1);
+    assert_int_equal(l.kind[l.n - 1], REF_EV_CONFIRM);
+    assert_int_equal(l.qn[l.n - 1], 2);
+    assert_string_equal(l.qlabel[l.n - 1][0], "blue star4");
+    assert_string_equal(l.qlabel[l.n - 1][1], "green star4");
+    {
+        ref_question q;
+        base_err e;
+        int id = l.qid[l.n - 1];
+        assert_true(ref_question_open(r, &q));
+        assert_int_equal(q.id, id);
+        assert_int_equal(ref_answer(r, id + 1, 0, &e), BASE_ESTATE);
+        assert_int_equal(ref_answer(r, id, 2, &e), BASE_ERANGE);
+        assert_int_equal(ref_answer(r, id, REF_ANSWER_NONE, &e), BASE_ERANGE);
+        assert_int_equal(ref_answer(r, id, 0, &e), 0);
+        assert_false(ref_question_open(r, NULL));
+        assert_int_equal(ref_answer(r, id, 0, &e), BASE_ESTATE); /* answered */
+    }
+    assert_int_equal(l.kind[l.n - 1], REF_EV_ILLEGAL);
+    t.n = 4;
+    see(r, &t, -1);
+    assert_int_equal(l.kind[l.n - 1], REF_EV_RESTORED);
+    /* ... with odds below a real chance (0.01), it is announced at once */
+    put(&t, 0, 1, "blue", "star4");
+    t.conf[4] = 0.95f;
+    t.alt[4].n = 0;
+    alt(&t, 4, "green", "star4", 0.01f);
     see(r, &t, -1);
     assert_int_equal(l.kind[l.n - 1], REF_EV_ILLEGAL);
     ref_free(r);
@@ -882,7 +925,7 @@ static void test_cards_pending_taken(void **state)
     see(r, &t, -1);
     assert_int_equal(l.n, 2);
     assert_int_equal(l.kind[1], REF_EV_CONFIRM);
-    assert_non_null(strstr(l.text[1], "it stands when play goes on"));
+    assert_non_null(strstr(l.text[1], "stands when play goes on"));
     /* A completes the square at (4,4) and takes it, the 5S with it */
     t.n = 0;
     see(r, &t, -1);

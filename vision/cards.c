@@ -182,10 +182,12 @@ static void cd__one_deck(vis_cards_reading *out)
                 if (q == 0) {
                     k->rank2 = k->rank;
                     k->rank = r;
+                    k->rank_p2 = 0;
                     k->rank_conf = (float)fmin(k->rank_conf, 0.5);
                 } else {
                     k->suit2 = k->suit;
                     k->suit = s;
+                    k->suit_p2 = 0;
                     k->suit_conf = (float)fmin(k->suit_conf, 0.5);
                 }
                 k->conf = k->rank_conf < k->suit_conf ? k->rank_conf : k->suit_conf;
@@ -397,6 +399,8 @@ static bool cd__judge(const cd__cell *k, const float *pa, const float *pb, vis_c
     }
     o->rank_conf = cd__top2(qr, CD__NRANK, &r1, &r2);
     o->suit_conf = cd__top2(qs, CD__NSUIT, &s1, &s2);
+    o->rank_p2 = (float)qr[r2];
+    o->suit_p2 = (float)qs[s2];
     o->rank = r1 + 1;
     o->rank2 = r2 + 1;
     o->suit = s1;
@@ -638,11 +642,13 @@ static void cd__remember(vis_cards *c, vis_cards_reading *out, vis_card *k)
                                                wr[nr] - (rank > 0 ? wr[rank] + vr : 0));
         k->rank2 = rank > 0 ? rank : k->rank2;
         k->rank = nr;
+        k->rank_p2 = 0;
     } else if (ns >= 0 && k->rank > 0 && !cd__reads(out, k->rank, ns)) {
         k->suit_conf = (float)vis__recall_conf(suit >= 0, k->suit_conf,
                                                ws[ns] - (suit >= 0 ? ws[suit] + vs : 0));
         k->suit2 = suit >= 0 ? suit : k->suit2;
         k->suit = ns;
+        k->suit_p2 = 0;
     } else {
         return;
     }

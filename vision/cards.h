@@ -45,6 +45,9 @@ typedef struct vis_card {
     double x_mm, y_mm;  /* the card's centre on the table */
     float conf;         /* 0..1: how sure the whole reading is */
     float rank_conf, suit_conf;
+    /* the runners-up's own probabilities, from the classifier (0 when not
+     * known: the reading was swapped with its runner-up since) */
+    float rank_p2, suit_p2;
 } vis_card;
 
 typedef struct vis_cards_reading {

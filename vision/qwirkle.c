@@ -244,6 +244,7 @@ void vis__qw_remember(vis_qwirkle *q, vis_piece *pc, const double all[6])
         (pc->conf < QW__MEM_SURE || all[pc->shape] - all[best] < QW__MEM_TIE)) {
         pc->shape2 = pc->shape;
         pc->shape = best;
+        pc->shape_p2 = 0; /* (the memory's choice: the frame's odds are not its) */
         pc->conf = (float)vis__recall_conf(true, pc->conf, wm[best] - wm[pc->shape2] - v);
     }
 }
@@ -595,6 +596,8 @@ static int vis__qw_read_cubes(vis_qwirkle *q, const vis_image *top, const vis_vi
         pc->sat = (float)sat;
         pc->color_conf = pcol[col];
         pc->shape_conf = ps[shp];
+        pc->color_p2 = col2 >= 0 ? pcol[col2] : 0;
+        pc->shape_p2 = shp2 >= 0 ? ps[shp2] : 0;
         /* the classifier's own probability that both are right, times how
          * sure the side test was that this is a top and not a side face
          * (sim seed 900034: a side taken for a top on a near tie) */

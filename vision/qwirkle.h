@@ -68,6 +68,7 @@ typedef struct vis_piece {
     float conf;          /* 0..1: how sure the whole reading of it is */
     float color_conf, shape_conf;
     int color2, shape2;  /* the runners-up: what it is if not color/shape (-1 none) */
+    float color_p2, shape_p2; /* their own probabilities (0: not known) */
     float hue, sat;      /* the symbol's mean colour (OpenCV hue 0..179, 0..255) */
 } vis_piece;
 

@@ -1,0 +1,586 @@
+/* referee/ask.c: a doubtful reading is a question, never an accusation.
+ *
+ * Before an illegal move is announced the referee asks whether the
+ * verdict rests on doubt (ref__doubtful): a new piece read below
+ * REF__ACCUSE, or another reading of one of them, with real odds, that
+ * makes the move legal.  Then the players are asked about that piece
+ * (ref__ask: "Is this cube at (13,13) a purple clover or a purple
+ * diamond?") with one-tap answers; an answer (ref_answer) is stored as a
+ * correction and the still table judged again with the piece as
+ * answered.  When nobody answers and play goes on, the table is
+ * explained from the last committed position (ref__moved_on): the
+ * likeliest reading of the piece asked about, across the still tables
+ * that showed it, with which it and what was laid since are legal moves
+ * in turn, is recorded; the same rejected reading never makes a second
+ * verdict. */
+#include "internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the alert's view ---- */
+
+void ref__alert_free(ref_referee *r)
+{
+    free(r->av.pieces);
+    free(r->av.conf);
+    free(r->av.alt);
+    free(r->av.x_mm);
+    free(r->av.y_mm);
+    memset(&r->av, 0, sizeof r->av);
+    r->av.idx = -1;
+}
+
+/* Keeps the still table seen[0..ns) (engine cells; v's confidences,
+ * other readings and places, index for index) as the alert's view; idx
+ * is the piece asked about (-1: none). */
+int ref__keep_view(ref_referee *r, const rules_piece *seen, int ns, const ref_view *v, int idx)
+{
+    size_t n = (size_t)(ns > 0 ? ns : 1);
+    ref__alert_free(r);
+    r->av.pieces = malloc(sizeof *r->av.pieces * n);
+    r->av.conf = malloc(sizeof *r->av.conf * n);
+    r->av.alt = calloc(n, sizeof *r->av.alt);
+    if (v->x_mm && v->y_mm) {
+        r->av.x_mm = malloc(sizeof *r->av.x_mm * n);
+        r->av.y_mm = malloc(sizeof *r->av.y_mm * n);
+    }
+    if (!r->av.pieces || !r->av.conf || !r->av.alt ||
+        (v->x_mm && v->y_mm && (!r->av.x_mm || !r->av.y_mm))) {
+        ref__alert_free(r);
+        return BASE_ENOMEM;
+    }
+    for (int i = 0; i < ns; i++) {
+        r->av.pieces[i] = seen[i];
+        r->av.conf[i] = v->conf ? v->conf[i] : 1.0f;
+        if (v->alt)
+            r->av.alt[i] = v->alt[i];
+        if (r->av.x_mm) {
+            r->av.x_mm[i] = v->x_mm[i];
+            r->av.y_mm[i] = v->y_mm[i];
+        }
+    }
+    r->av.n = ns;
+    r->av.mover = v->mover;
+    r->av.idx = idx;
+    r->av.dx = r->dx;
+    r->av.dy = r->dy;
+    r->av.told = false;
+    return 0;
+}
+
+void ref__viewbuf_free(struct ref__viewbuf *buf)
+{
+    free(buf->pieces);
+    free(buf->conf);
+    free(buf->alt);
+    free(buf->x_mm);
+    free(buf->y_mm);
+    memset(buf, 0, sizeof *buf);
+}
+
+/* *out = v without its piece k, in buf's arrays (ref__viewbuf_free). */
+int ref__view_without(const ref_view *v, int k, ref_view *out, struct ref__viewbuf *buf)
+{
+    size_t n = (size_t)(v->n > 1 ? v->n - 1 : 1);
+    int j = 0;
+    memset(buf, 0, sizeof *buf);
+    *out = *v;
+    buf->pieces = malloc(sizeof *buf->pieces * n);
+    buf->conf = malloc(sizeof *buf->conf * n);
+    buf->alt = calloc(n, sizeof *buf->alt);
+    if (v->x_mm && v->y_mm) {
+        buf->x_mm = malloc(sizeof *buf->x_mm * n);
+        buf->y_mm = malloc(sizeof *buf->y_mm * n);
+    }
+    if (!buf->pieces || !buf->conf || !buf->alt || (v->x_mm && v->y_mm && !buf->y_mm) ||
+        (v->x_mm && v->y_mm && !buf->x_mm)) {
+        ref__viewbuf_free(buf);
+        return BASE_ENOMEM;
+    }
+    for (int i = 0; i < v->n; i++) {
+        if (i == k)
+            continue;
+        buf->pieces[j] = v->pieces[i];
+        buf->conf[j] = v->conf ? v->conf[i] : 1.0f;
+        if (v->alt)
+            buf->alt[j] = v->alt[i];
+        if (buf->x_mm) {
+            buf->x_mm[j] = v->x_mm[i];
+            buf->y_mm[j] = v->y_mm[i];
+        }
+        j++;
+    }
+    out->pieces = buf->pieces;
+    out->conf = buf->conf;
+    out->alt = buf->alt;
+    out->x_mm = buf->x_mm;
+    out->y_mm = buf->y_mm;
+    out->n = v->n - 1;
+    return 0;
+}
+
+/* ---- asking ---- */
+
+void ref__question_clear(ref_referee *r) { r->q.id = 0; }
+
+/* What a piece is, without where: "a purple clover", "the QH". */
+static void ref__what(const char *game, const rules_piece *p, char *buf, size_t n)
+{
+    char *at;
+    rules_piece_text(game, p, buf, n);
+    if ((at = strstr(buf, " at (")) != NULL)
+        *at = '\0';
+}
+
+/* ... and without its article, for a button: "purple clover", "QH". */
+static void ref__label(const char *game, const rules_piece *p, char *buf, size_t n)
+{
+    char what[160];
+    const char *s = what;
+    ref__what(game, p, what, sizeof what);
+    if (!strncmp(s, "a ", 2))
+        s += 2;
+    else if (!strncmp(s, "an ", 3))
+        s += 3;
+    else if (!strncmp(s, "the ", 4))
+        s += 4;
+    snprintf(buf, n, "%s", s);
+}
+
+static const char *ref__noun(const char *game)
+{
+    return !strcmp(game, "qwirkle") ? "cube" : !strcmp(game, "cards") ? "card" : "piece";
+}
+
+/* Asks about piece i of the still table seen[0..ns) (engine cells; v's
+ * index for index): its reading and the likeliest others the classifier
+ * gives it (REF_MAX_ANSWERS in all), and "no piece there" when none.
+ * have[0..nh) is the committed position (to put back); after, when not
+ * NULL, is said after the question.  The table is kept as the alert's
+ * view and remembered as the reading alerted about. */
+int ref__ask(ref_referee *r, const ref_view *v, int i, const rules_piece *seen, int ns,
+             const rules_piece *have, int nh, bool none, const char *after)
+{
+    ref_question *q = &r->q;
+    ref_event ev;
+    float w[REF_MAX_ANSWERS], sum = 1;
+    char what[REF_MAX_ANSWERS][160];
+    size_t len;
+    int rc;
+    memset(q, 0, sizeof *q);
+    q->read = seen[i];
+    q->answer[0] = seen[i];
+    w[0] = 1;
+    q->nanswers = 1;
+    /* the others, likeliest first */
+    for (int a = 0; v->alt && a < v->alt[i].n; a++) {
+        int k = q->nanswers;
+        rules_piece p = v->alt[i].p[a];
+        p.x = seen[i].x;
+        p.y = seen[i].y;
+        if (k == REF_MAX_ANSWERS) {
+            if (v->alt[i].w[a] <= w[k - 1])
+                continue;
+            k--;
+        } else {
+            q->nanswers++;
+        }
+        while (k > 1 && w[k - 1] < v->alt[i].w[a]) {
+            q->answer[k] = q->answer[k - 1];
+            w[k] = w[k - 1];
+            k--;
+        }
+        q->answer[k] = p;
+        w[k] = v->alt[i].w[a];
+    }
+    for (int k = 1; k < q->nanswers; k++)
+        sum += w[k];
+    for (int k = 0; k < q->nanswers; k++) {
+        q->p[k] = w[k] / sum;
+        ref__label(r->game, &q->answer[k], q->label[k], sizeof q->label[k]);
+        ref__what(r->game, &q->answer[k], what[k], sizeof what[k]);
+    }
+    q->none = none;
+    if (v->x_mm && v->y_mm) {
+        q->has_xy = true;
+        q->x_mm = v->x_mm[i];
+        q->y_mm = v->y_mm[i];
+    }
+    len = (size_t)snprintf(q->text, sizeof q->text, "Is this %s at (%d,%d) ", ref__noun(r->game),
+                           seen[i].x, seen[i].y);
+    for (int k = 0; k < q->nanswers && len < sizeof q->text; k++)
+        len += (size_t)snprintf(q->text + len, sizeof q->text - len, "%s%s",
+                                k == 0                               ? ""
+                                : k + 1 == q->nanswers && !none ? " or "
+                                                                     : ", ",
+                                what[k]);
+    if (len < sizeof q->text)
+        snprintf(q->text + len, sizeof q->text - len, "%s?",
+                 none ? (q->nanswers > 1 ? ", or is nothing there" : ", or is nothing there")
+                      : "");
+    if ((rc = ref__remember(r, seen, ns)) != 0 || (rc = ref__keep_view(r, seen, ns, v, i)) != 0)
+        return rc;
+    q->id = ++r->nquestions;
+    r->state = REF__CONFIRM;
+    memset(&ev, 0, sizeof ev);
+    ev.kind = REF_EV_CONFIRM;
+    ev.player = -1;
+    ev.restore = have;
+    ev.nrestore = nh;
+    ev.question = q;
+    snprintf(ev.text, sizeof ev.text, "%s%s%s", q->text, after ? " " : "", after ? after : "");
+    if (r->on_event)
+        r->on_event(r->ctx, &ev);
+    return 0;
+}
+
+bool ref_question_open(const ref_referee *r, ref_question *out)
+{
+    if (!r || r->q.id == 0)
+        return false;
+    if (out)
+        *out = r->q;
+    return true;
+}
+
+int ref_answer(ref_referee *r, int id, int answer, base_err *err)
+{
+    ref_question q = r->q;
+    ref_view v;
+    rules_piece *pieces;
+    float *conf;
+    ref_alts *alt;
+    double *x = NULL, *y = NULL;
+    char field[64], before[160], after[160], note[96];
+    int n = 0, rc, last = r->last_seq, idx = r->av.idx;
+    if (q.id == 0 || id != q.id)
+        return q.id ? base_err_set(err, BASE_ESTATE,
+                                   "question %d is not open (question %d is: %s)", id, q.id, q.text)
+                    : base_err_set(err, BASE_ESTATE, "question %d is not open (none is)", id);
+    if (answer == REF_ANSWER_NONE ? !q.none : answer < 0 || answer >= q.nanswers)
+        return base_err_set(err, BASE_ERANGE,
+                            "question %d has answers 0 to %d%s, not %d", id, q.nanswers - 1,
+                            q.none ? " and -1 (nothing there)" : "", answer);
+    if (idx < 0 || idx >= r->av.n)
+        return base_err_set(err, BASE_ESTATE, "question %d: its table was not kept", id);
+    pieces = malloc(sizeof *pieces * (size_t)r->av.n);
+    conf = malloc(sizeof *conf * (size_t)r->av.n);
+    alt = malloc(sizeof *alt * (size_t)r->av.n);
+    if (r->av.x_mm) {
+        x = malloc(sizeof *x * (size_t)r->av.n);
+        y = malloc(sizeof *y * (size_t)r->av.n);
+    }
+    if (!pieces || !conf || !alt || (r->av.x_mm && (!x || !y))) {
+        rc = base_err_set(err, BASE_ENOMEM, "out of memory");
+        goto done;
+    }
+    /* the table as it was, the piece as answered (sure now: the players
+     * said so) or gone */
+    for (int i = 0; i < r->av.n; i++) {
+        if (i == idx && answer == REF_ANSWER_NONE)
+            continue;
+        pieces[n] = i == idx ? q.answer[answer] : r->av.pieces[i];
+        pieces[n].x = (int16_t)(pieces[n].x - r->av.dx); /* (back in the reading's cells) */
+        pieces[n].y = (int16_t)(pieces[n].y - r->av.dy);
+        conf[n] = i == idx ? 1.0f : r->av.conf[i];
+        alt[n] = r->av.alt[i];
+        if (i == idx)
+            alt[n].n = 0;
+        if (x) {
+            x[n] = r->av.x_mm[i];
+            y[n] = r->av.y_mm[i];
+        }
+        n++;
+    }
+    memset(&v, 0, sizeof v);
+    v.pieces = pieces;
+    v.conf = conf;
+    v.alt = alt;
+    v.n = n;
+    v.mover = r->av.mover;
+    v.x_mm = x;
+    v.y_mm = y;
+    ref__question_clear(r);
+    r->state = REF__OK; /* judged afresh, not as the reading alerted about */
+    r->has_pending = false;
+    r->unsure = r->unplaced = false;
+    if ((rc = ref__observe(r, &v, err)) != 0)
+        goto done;
+    /* the answer is kept beside the event it settled */
+    snprintf(field, sizeof field, "piece (%d,%d)", q.read.x, q.read.y);
+    ref__label(r->game, &q.read, before, sizeof before);
+    snprintf(before + strlen(before), sizeof before - strlen(before), " (read at %.2f)",
+             (double)q.p[0]);
+    if (answer == REF_ANSWER_NONE)
+        snprintf(after, sizeof after, "nothing there");
+    else
+        ref__label(r->game, &q.answer[answer], after, sizeof after);
+    snprintf(note, sizeof note, "answer to question %d", q.id);
+    if (r->store && r->last_seq > last)
+        rc = db_correction_add(r->store, r->match_id, r->last_seq, field, before, after, note,
+                               err);
+done:
+    free(pieces);
+    free(conf);
+    free(alt);
+    free(x);
+    free(y);
+    return rc;
+}
+
+/* ---- doubt ---- */
+
+/* Whether an illegal verdict on the change from have to seen would rest
+ * on doubt: a new piece read below REF__ACCUSE, or another reading of one
+ * new piece that the classifier gives REF__ODDS_REAL or more against the
+ * reading and with which the change is legal.  *ask: the piece to ask
+ * about (the one whose other reading is legal, the likeliest such; else
+ * the least sure). */
+bool ref__doubtful(ref_referee *r, const rules_piece *have, int nh, const rules_piece *seen,
+                   int ns, const ref_view *v, int *ask)
+{
+    rules_piece *trial;
+    rules_move *m;
+    float best_w = 0, least = 2;
+    int least_i = -1, player;
+    *ask = -1;
+    if (!v->conf)
+        return false;
+    trial = malloc(sizeof *trial * (size_t)(ns > 0 ? ns : 1));
+    m = malloc(sizeof *m);
+    if (!trial || !m) {
+        free(trial);
+        free(m);
+        return false; /* (judged as read: no worse than before) */
+    }
+    memcpy(trial, seen, sizeof *trial * (size_t)ns);
+    for (int i = 0; i < ns; i++) {
+        if (ref__known(have, nh, &seen[i]))
+            continue;
+        if (v->conf[i] < least) {
+            least = v->conf[i];
+            least_i = i;
+        }
+        for (int a = 0; v->alt && a < v->alt[i].n; a++) {
+            if (v->alt[i].w[a] < REF__ODDS_REAL || v->alt[i].w[a] <= best_w)
+                continue;
+            ref__pick(&trial[i], &seen[i], &v->alt[i], a + 1);
+            if (ref__legal_change(r, have, nh, trial, ns, m, &player)) {
+                best_w = v->alt[i].w[a];
+                *ask = i;
+            }
+            trial[i] = seen[i];
+        }
+    }
+    if (*ask < 0 && least < REF__ACCUSE)
+        *ask = least_i;
+    free(trial);
+    free(m);
+    return *ask >= 0;
+}
+
+/* ---- the table moved on ---- */
+
+/* How likely reading p of a cell was in a still table that read it as
+ * read (conf) with other readings alt: the classifier's odds, a reading
+ * it did not offer REF__ODDS_NONE. */
+static double ref__chance(const rules_piece *p, const rules_piece *read, float conf,
+                          const ref_alts *alt)
+{
+    double c = fmax(conf, REF__ODDS_NONE);
+    if (ref__same_piece(p, read))
+        return c;
+    for (int a = 0; alt && a < alt->n; a++)
+        if (ref__same_piece(p, &alt->p[a]))
+            return fmax(c * alt->w[a], REF__ODDS_NONE);
+    return REF__ODDS_NONE;
+}
+
+/* After a question or an illegal verdict about the new pieces A of the
+ * alert's view, the table has moved on: it shows A's cells and more new
+ * pieces (B).  Each reading of A is weighed across the two still tables
+ * (each cell's chances then and now multiplied; the REF__MOVED_OPTIONS
+ * likeliest readings of each cell are tried); the likeliest with which A
+ * is a legal move of the player to move and the table after it a legal
+ * move of the next is recorded, when it is REF__MOVED_LEAD times likelier
+ * than the next such, and the caller judges B as usual.  True when A was
+ * recorded (*rc: an error). */
+bool ref__moved_on(ref_referee *r, const rules_piece *have, int nh, const rules_piece *seen,
+                   int ns, const ref_view *v, int *rc, base_err *err)
+{
+    int cell[RULES_MAX_MOVE_PIECES], at[RULES_MAX_MOVE_PIECES], na = 0, nopt[RULES_MAX_MOVE_PIECES];
+    rules_piece opt[RULES_MAX_MOVE_PIECES][REF__MOVED_OPTIONS];
+    double like[RULES_MAX_MOVE_PIECES][REF__MOVED_OPTIONS], l1 = 0, l2 = 0;
+    long ncombo = 1, best = -1;
+    bool more = false;
+    rules_piece *pos;
+    rules_move ma;
+    rules_status st;
+    *rc = 0;
+    if (!r->fixed || r->state == REF__OK || r->av.n == 0 || !r->av.pieces)
+        return false;
+    /* A: the alert's new pieces, each still on the table */
+    for (int i = 0; i < r->av.n; i++) {
+        int j;
+        if (ref__known(have, nh, &r->av.pieces[i]))
+            continue;
+        if (na == RULES_MAX_MOVE_PIECES)
+            return false;
+        for (j = 0; j < ns && !ref__same_place(&seen[j], &r->av.pieces[i]); j++)
+            ;
+        if (j == ns)
+            return false; /* taken away: not moved on */
+        cell[na] = i;
+        at[na++] = j;
+    }
+    for (int j = 0; j < ns && !more; j++) {
+        bool in_a = false;
+        for (int k = 0; k < na && !in_a; k++)
+            in_a = at[k] == j;
+        more = !in_a && !ref__known(have, nh, &seen[j]);
+    }
+    if (na == 0 || !more)
+        return false;
+    /* each cell's readings, then and now, likeliest first */
+    for (int k = 0; k < na; k++) {
+        const int i = cell[k], j = at[k];
+        rules_piece cands[2 + 2 * REF_MAX_ALT];
+        int nc = 0;
+        cands[nc++] = r->av.pieces[i];
+        for (int a = 0; a < r->av.alt[i].n; a++)
+            cands[nc++] = r->av.alt[i].p[a];
+        cands[nc++] = seen[j];
+        for (int a = 0; v->alt && a < v->alt[j].n; a++)
+            cands[nc++] = v->alt[j].p[a];
+        nopt[k] = 0;
+        for (int c = 0; c < nc; c++) {
+            rules_piece p = cands[c];
+            double l;
+            int t = 0;
+            bool dup = false;
+            p.x = seen[j].x;
+            p.y = seen[j].y;
+            for (t = 0; t < nopt[k] && !dup; t++)
+                dup = ref__same_piece(&opt[k][t], &p);
+            if (dup)
+                continue;
+            l = ref__chance(&p, &r->av.pieces[i], r->av.conf[i], &r->av.alt[i]) *
+                ref__chance(&p, &seen[j], v->conf ? v->conf[j] : 1.0f, v->alt ? &v->alt[j] : NULL);
+            /* insert, likeliest first, the REF__MOVED_OPTIONS likeliest kept */
+            if (nopt[k] < REF__MOVED_OPTIONS)
+                t = nopt[k]++;
+            else if (like[k][REF__MOVED_OPTIONS - 1] < l)
+                t = REF__MOVED_OPTIONS - 1;
+            else
+                continue;
+            for (; t > 0 && like[k][t - 1] < l; t--) {
+                opt[k][t] = opt[k][t - 1];
+                like[k][t] = like[k][t - 1];
+            }
+            opt[k][t] = p;
+            like[k][t] = l;
+        }
+        ncombo *= nopt[k];
+    }
+    if (!(pos = malloc(sizeof *pos * REF__MAX_PIECES))) {
+        *rc = base_err_set(err, BASE_ENOMEM, "out of memory");
+        return true;
+    }
+    rules_game_status(ref__game(r), &st);
+    for (long c = 0; c < ncombo; c++) {
+        double l = 1;
+        long d = c;
+        rules_game *ga = NULL;
+        rules_verdict va;
+        int np, player;
+        rules_move mb;
+        rules_move_init(&ma, RULES_MOVE_PLACE);
+        memcpy(pos, have, sizeof *pos * (size_t)nh);
+        np = nh;
+        for (int k = 0; k < na; k++) {
+            int o = (int)(d % nopt[k]);
+            d /= nopt[k];
+            l *= like[k][o];
+            ma.pieces[ma.npieces++] = opt[k][o];
+            pos[np++] = opt[k][o];
+        }
+        if (l <= l2)
+            continue;
+        if (rules_game_clone(ref__game(r), &ga) != 0)
+            break;
+        rules_apply(ga, st.to_move, &ma, &va);
+        /* B, as read, after A: a legal move of the next player */
+        if (va.legal) {
+            rules_piece *after = r->scratch;
+            int nafter = ref__position(ga, after);
+            rules_piece *rest = malloc(sizeof *rest * (size_t)ns);
+            if (rest) {
+                memcpy(rest, seen, sizeof *rest * (size_t)ns);
+                for (int k = 0; k < na; k++)
+                    rest[at[k]] = ma.pieces[k];
+                if (ref__legal_change_in(r, ga, after, nafter, rest, ns, &mb, &player)) {
+                    if (l > l1) {
+                        l2 = l1;
+                        l1 = l;
+                        best = c;
+                    } else {
+                        l2 = l;
+                    }
+                }
+                free(rest);
+            }
+        }
+        rules_game_free(ga);
+    }
+    free(pos);
+    if (best < 0)
+        return false;
+    if (l1 < REF__MOVED_LEAD * l2)
+        return false;
+    {
+        long d = best;
+        rules_verdict va;
+        rules_move_init(&ma, RULES_MOVE_PLACE);
+        for (int k = 0; k < na; k++) {
+            int o = (int)(d % nopt[k]);
+            d /= nopt[k];
+            ma.pieces[ma.npieces++] = opt[k][o];
+        }
+        ref__question_clear(r);
+        r->state = REF__OK;
+        r->has_pending = false;
+        *rc = ref__play(r, st.to_move, &ma, v->jpeg, v->jpeg_len, DB_SRC_CAMERA, &va, err);
+    }
+    return true;
+}
+
+/* Whether an illegal verdict on the change from have to seen would be a
+ * second one on the move already announced illegal: all of that move's
+ * pieces are still on the table as read then, with more.  The players are
+ * told once that it is still there (a verdict again would accuse the next
+ * player of the first one's move); true when so. */
+bool ref__still_illegal(ref_referee *r, const rules_piece *have, int nh, const rules_piece *seen,
+                        int ns)
+{
+    int na = 0;
+    if (r->state != REF__ILLEGAL || !r->av.pieces)
+        return false;
+    for (int i = 0; i < r->av.n; i++) {
+        if (ref__known(have, nh, &r->av.pieces[i]))
+            continue;
+        if (!ref__known(seen, ns, &r->av.pieces[i]))
+            return false;
+        na++;
+    }
+    if (na == 0)
+        return false;
+    if (!r->av.told)
+        ref__emit(r, REF_EV_CONFIRM, 0, -1, NULL, NULL, have, nh,
+                  "The illegal move announced is still on the table, and more was laid: put the "
+                  "table back as it was before it, or correct the reading.");
+    r->av.told = true;
+    return true;
+}
