@@ -22,15 +22,21 @@
  * - legal moves stored exactly: player, pieces, points (target 100 %);
  * - final scores equal to the truth's (the points of each player's moves).
  *
+ * With --answer the players answer every question the referee asks, as
+ * players at a table would, from what really lies there (the
+ * simulator's truth at the question's place on the mat); without it
+ * nobody answers.
+ *
  *   bench_referee_truth [MATCHES] [--game qwirkle|cards] [--moves M]
  *                       [--seed N] [--size WxH] [--model PATH]
- *                       [--design D] [-v|-vv]
+ *                       [--design D] [--answer] [-v|-vv]
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <math.h>
 
 #include <cjson/cJSON.h>
 
@@ -40,6 +46,9 @@
 
 #define MAXM 128
 #define MAX_DESIGNS 64
+/* a question's place and the true piece's centre: within half a cube's
+ * cell (cards' cells are larger: still one piece) */
+#define TRUTH_NEAR_MM 12.0
 
 typedef struct mv {
     int player, points, n;
@@ -62,6 +71,11 @@ typedef struct run {
      * illegal one was already announced (a second call is false) */
     bool last_legal, last_called, any_move;
     int false_acc, true_acc;
+    /* the table as it really is on the latest frame, for answering */
+    bool answer;
+    rules_piece tp[MAXM];
+    double tx[MAXM], ty[MAXM];
+    int ntp, answered;
     bool verbose;
 } run;
 
@@ -75,6 +89,83 @@ static void mv_from_pieces(mv *m, const rules_piece *p, int n)
     qsort(m->attr, (size_t)n, sizeof m->attr[0], cmp_int);
 }
 
+/* The pieces really on the table in frame truth tj, each where it lies
+ * on the mat: its "placement" (where the simulator laid it), else its
+ * cell's centre, the board's origin plus the cell's offset (pitch apart)
+ * turned by the board's rotation. */
+static void truth_table(run *r, const char *tj)
+{
+    cJSON *j = cJSON_Parse(tj), *pos, *board, *placed;
+    const cJSON *org, *pitch, *rot, *pc;
+    int i = 0;
+    if (!j)
+        return;
+    pos = cJSON_GetObjectItem(cJSON_GetObjectItem(j, "position"), "pieces");
+    board = cJSON_GetObjectItem(j, "board");
+    placed = cJSON_GetObjectItem(j, "placement");
+    org = cJSON_GetObjectItem(board, "origin_mm");
+    pitch = cJSON_GetObjectItem(board, "pitch_mm");
+    rot = cJSON_GetObjectItem(board, "rotation_deg");
+    if (cJSON_GetArraySize(org) == 2 && cJSON_GetArraySize(pitch) == 2 && cJSON_IsNumber(rot)) {
+        double a = rot->valuedouble * 3.14159265358979 / 180, c = cos(a), sn = sin(a);
+        double ox = cJSON_GetArrayItem(org, 0)->valuedouble;
+        double oy = cJSON_GetArrayItem(org, 1)->valuedouble;
+        double px = cJSON_GetArrayItem(pitch, 0)->valuedouble;
+        double py = cJSON_GetArrayItem(pitch, 1)->valuedouble;
+        r->ntp = 0;
+        cJSON_ArrayForEach(pc, pos)
+        {
+            base_err e;
+            rules_piece p;
+            double u, v;
+            const cJSON *mm = cJSON_GetObjectItem(cJSON_GetArrayItem(placed, i++), "mm");
+            if (r->ntp == MAXM || rules_piece_from_json(r->game, pc, &p, &e) != 0)
+                continue;
+            u = p.x * px;
+            v = p.y * py;
+            r->tp[r->ntp] = p;
+            r->tx[r->ntp] = ox + c * u - sn * v;
+            r->ty[r->ntp] = oy + sn * u + c * v;
+            if (cJSON_GetArraySize(mm) == 2) {
+                r->tx[r->ntp] = cJSON_GetArrayItem(mm, 0)->valuedouble;
+                r->ty[r->ntp] = cJSON_GetArrayItem(mm, 1)->valuedouble;
+            }
+            r->ntp++;
+        }
+    }
+    cJSON_Delete(j);
+}
+
+/* The players' answer to question q: the answer that is the piece really
+ * at its place (within half a cell), "nothing there" when no piece is;
+ * -2 when they cannot say (the piece is none of the answers). */
+static int truth_answer(const run *r, const ref_question *q)
+{
+    int best = -1;
+    double bd = 1e9;
+    if (!q->has_xy)
+        return -2;
+    for (int i = 0; i < r->ntp; i++) {
+        double d = hypot(r->tx[i] - q->x_mm, r->ty[i] - q->y_mm);
+        if (d < bd) {
+            bd = d;
+            best = i;
+        }
+    }
+    if (r->verbose && best >= 0) {
+        char what[160];
+        printf("  truth at the question's place (%.0f, %.0f mm): %s, %.0f mm from it\n", q->x_mm,
+               q->y_mm, rules_piece_text(r->game, &r->tp[best], what, sizeof what), bd);
+    }
+    if (best < 0 || bd > TRUTH_NEAR_MM)
+        return q->none ? REF_ANSWER_NONE : -2;
+    for (int k = 0; k < q->nanswers; k++)
+        if (q->answer[k].a == r->tp[best].a && q->answer[k].b == r->tp[best].b &&
+            q->answer[k].c == r->tp[best].c)
+            return k;
+    return -2;
+}
+
 static int cap_read(void *self, vis_image **frame, double *t, base_err *err)
 {
     run *r = self;
@@ -84,6 +175,8 @@ static int cap_read(void *self, vis_image **frame, double *t, base_err *err)
     if (rc != 0)
         return rc;
     *t = r->frame++ / r->fps;
+    if (r->answer)
+        truth_table(r, tj);
     rc = sim_truth_read(r->game, tj, &tr, err);
     free(tj);
     if (rc != 0) {
@@ -156,6 +249,17 @@ static void on_event(void *ctx, const ref_event *ev)
         }
     } else if (ev->kind == REF_EV_CONFIRM) {
         r->confirms++;
+        if (r->answer && ev->question) {
+            int k = truth_answer(r, ev->question);
+            if (k >= -1) {
+                r->answered++;
+                ref_loop_post_answer(r->loop, ev->question->id, k);
+            }
+            if (r->verbose)
+                printf("  answer %s\n", k == -2                ? "none: it is none of these"
+                                         : k == REF_ANSWER_NONE ? "nothing there"
+                                                                : ev->question->label[k]);
+        }
     }
 }
 
@@ -239,7 +343,8 @@ int main(int argc, char **argv)
     const char *game = "qwirkle", *model = NULL;
     char model_buf[512];
     double t0 = base_now();
-    bool verbose = false;
+    bool verbose = false, answer = false;
+    int answered = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--moves") && i + 1 < argc)
             moves = atoi(argv[++i]);
@@ -255,6 +360,8 @@ int main(int argc, char **argv)
             sscanf(argv[++i], "%dx%d", &w, &h);
         else if (!strcmp(argv[i], "--model") && i + 1 < argc)
             model = argv[++i];
+        else if (!strcmp(argv[i], "--answer"))
+            answer = true;
         else if (!strcmp(argv[i], "--design") && i + 1 < argc)
             design_one = atoi(argv[++i]);
         else if (argv[i][0] >= '0' && argv[i][0] <= '9')
@@ -317,6 +424,7 @@ int main(int argc, char **argv)
         o.design = designs[k % ndesigns];
         r->fps = o.fps;
         r->verbose = verbose;
+        r->answer = answer;
         r->game = game;
         if (sim_stream_new(game, seed0 + (unsigned)k, &o, &r->s, &e) != 0 ||
             ref_reader_new(&rc, &rd, &e) != 0 || ref_reader_use_model(rd, model, &e) != 0) {
@@ -387,6 +495,7 @@ int main(int argc, char **argv)
         }
         illegal_caught += r->illegal_said;
         confirms += r->confirms;
+        answered += r->answered;
         exact += ok;
         printf("match %d (sim seed %llu, design %d): %d legal moves played, %d announced, %s; "
                "%d illegal injected, %d announced (%d false); %d questions\n",
@@ -420,9 +529,13 @@ int main(int argc, char **argv)
            "%d more that need the hand\n",
            true_acc, illegal_true, illegal_true ? 100.0 * true_acc / illegal_true : 100.0,
            true_acc >= 0.99 * illegal_true ? "PASS" : "MISS", undetectable);
-    printf("questions per match: %.2f (%d in %d matches; target at most 1) %s\n",
+    printf("questions per match: %.2f (%d in %d matches; target at most 1) %s; %s\n",
            started ? (double)confirms / started : 0.0, confirms, started,
-           confirms <= started ? "PASS" : "MISS");
+           confirms <= started ? "PASS" : "MISS",
+           answer ? "the players answered them" : "nobody answered them");
+    if (answer)
+        printf("questions answered: %d (the others asked of a piece none of the answers)\n",
+               answered);
     printf("legal moves stored exactly: %d of %d (%.1f %%; target 100 %%) %s; extra moves: %d\n",
            moves_right, moves_true, moves_true ? 100.0 * moves_right / moves_true : 100.0,
            moves_right == moves_true && false_moves == 0 ? "PASS" : "MISS", false_moves);
