@@ -367,7 +367,8 @@ static bool ref__diff_move(const ref_referee *r, const rules_piece *have, int nh
 
 int ref__remember(ref_referee *r, const rules_piece *seen, int ns)
 {
-    ref__alert_free(r); /* (a new alert: ref__keep_view keeps its view) */
+    if (r->q.id == 0)
+        ref__alert_free(r); /* (a new alert: ref__keep_view keeps its view) */
     rules_piece *copy = malloc(sizeof *copy * (size_t)(ns ? ns : 1));
     if (!copy)
         return BASE_ENOMEM;
@@ -1038,6 +1039,7 @@ int ref__observe(ref_referee *r, const ref_view *v, base_err *err)
                      "it is %s's turn, but the move came from %s's side",
                      ref__who(r, st.to_move), ref__who(r, v->mover));
             r->state = REF__ILLEGAL;
+            ref__alert_free(r); /* (no view: nothing read is in question) */
             if ((rc = ref__remember(r, seen, ns)) == 0)
                 ref__emit(r, REF_EV_ILLEGAL, 0, v->mover, m, &verdict, have, nh,
                           "out of turn: %s.", verdict.reason);

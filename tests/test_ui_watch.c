@@ -2,7 +2,9 @@
  * real binary: wrong cameras and flags fail clearly before anything is
  * stored; a simulated match runs through the whole pipeline; what was
  * announced is what was stored; --resume continues the same match; lens
- * and colour profiles reach the live reader. */
+ * and colour profiles reach the live reader; and, unit by unit, the keys
+ * typed (ui/watch_int.h): actions, corrections, and the answers to the
+ * referee's question. */
 #define _XOPEN_SOURCE 700
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,6 +20,7 @@
 
 #include "calib.h"
 #include "harness.h"
+#include "watch_int.h"
 
 static void test_bad_setups_store_nothing(void **state)
 {
@@ -239,15 +242,146 @@ static void test_simulated_match_is_stored_as_announced(void **state)
     free(dir);
 }
 
+/* ---- the keys, unit by unit ---- */
+
+/* Question 3: two answers and "no piece there". */
+static ref_question two_answers(void)
+{
+    ref_question q;
+    memset(&q, 0, sizeof q);
+    q.id = 3;
+    q.nanswers = 2;
+    q.p[0] = 0.55f;
+    q.p[1] = 0.30f;
+    snprintf(q.label[0], sizeof q.label[0], "purple clover");
+    snprintf(q.label[1], sizeof q.label[1], "purple diamond");
+    q.none = true;
+    snprintf(q.text, sizeof q.text, "Is this cube at (13,13) a purple clover or a purple diamond?");
+    return q;
+}
+
+static void test_key_actions(void **state)
+{
+    const char *line = "c {\"type\":\"reroll\"}";
+    ui__key k;
+    (void)state;
+    ui__watch_parse_key("", NULL, &k);
+    assert_int_equal(k.kind, UI__KEY_EMPTY);
+    ui__watch_parse_key("   ", NULL, &k);
+    assert_int_equal(k.kind, UI__KEY_EMPTY);
+    ui__watch_parse_key("r", NULL, &k);
+    assert_int_equal(k.kind, UI__KEY_ACTION);
+    assert_string_equal(k.word, "r");
+    assert_int_equal(k.player, -1);
+    ui__watch_parse_key("pass 2", NULL, &k);
+    assert_int_equal(k.kind, UI__KEY_ACTION);
+    assert_string_equal(k.word, "pass");
+    assert_int_equal(k.player, 1);
+    ui__watch_parse_key("x", NULL, &k); /* watch.c tells that x is no key */
+    assert_int_equal(k.kind, UI__KEY_ACTION);
+    assert_string_equal(k.word, "x");
+    ui__watch_parse_key(line, NULL, &k);
+    assert_int_equal(k.kind, UI__KEY_CORRECT);
+    assert_ptr_equal(k.move_json, line + 2);
+    ui__watch_parse_key("correct", NULL, &k);
+    assert_int_equal(k.kind, UI__KEY_CORRECT);
+    assert_null(k.move_json);
+}
+
+static void test_key_answers(void **state)
+{
+    ref_question q = two_answers();
+    ui__key k;
+    (void)state;
+    /* No question open: a number posts nothing. */
+    ui__watch_parse_key("1", NULL, &k);
+    assert_int_equal(k.kind, UI__KEY_REFUSED);
+    assert_string_equal(k.msg, "no question is open");
+    ui__watch_parse_key("0", NULL, &k);
+    assert_int_equal(k.kind, UI__KEY_REFUSED);
+    assert_string_equal(k.msg, "no question is open");
+
+    /* 1 and 2 pick answers[0] and [1], 0 "no piece there". */
+    ui__watch_parse_key("1", &q, &k);
+    assert_int_equal(k.kind, UI__KEY_ANSWER);
+    assert_int_equal(k.question, 3);
+    assert_int_equal(k.answer, 0);
+    ui__watch_parse_key(" 2 ", &q, &k);
+    assert_int_equal(k.kind, UI__KEY_ANSWER);
+    assert_int_equal(k.answer, 1);
+    ui__watch_parse_key("0", &q, &k);
+    assert_int_equal(k.kind, UI__KEY_ANSWER);
+    assert_int_equal(k.answer, REF_ANSWER_NONE);
+
+    /* What it does not offer. */
+    ui__watch_parse_key("3", &q, &k);
+    assert_int_equal(k.kind, UI__KEY_REFUSED);
+    assert_string_equal(k.msg, "question 3 has answers 1-2 and 0");
+    ui__watch_parse_key("12", &q, &k);
+    assert_string_equal(k.msg, "question 3 has answers 1-2 and 0");
+    ui__watch_parse_key("1234567890123", &q, &k);
+    assert_int_equal(k.kind, UI__KEY_REFUSED);
+    assert_string_equal(k.msg, "question 3 has answers 1-2 and 0");
+    q.none = false;
+    ui__watch_parse_key("0", &q, &k);
+    assert_int_equal(k.kind, UI__KEY_REFUSED);
+    assert_string_equal(k.msg, "question 3 has answers 1-2");
+    q.none = true;
+    q.nanswers = 1;
+    ui__watch_parse_key("2", &q, &k);
+    assert_string_equal(k.msg, "question 3 has answer 1 and 0");
+}
+
+/* The check behind the web app's answers: numbered as the API numbers them. */
+static void test_check_answer(void **state)
+{
+    ref_question q = two_answers();
+    base_err err;
+    (void)state;
+    assert_int_equal(ui__watch_check_answer(&q, 3, 0, false, &err), 0);
+    assert_int_equal(ui__watch_check_answer(&q, 3, 1, false, &err), 0);
+    assert_int_equal(ui__watch_check_answer(&q, 3, REF_ANSWER_NONE, false, &err), 0);
+    assert_int_equal(ui__watch_check_answer(&q, 4, 0, false, &err), BASE_ESTATE);
+    assert_string_equal(err.msg, "question 4 is not open (question 3 is)");
+    assert_int_equal(ui__watch_check_answer(NULL, 4, 0, false, &err), BASE_ESTATE);
+    assert_string_equal(err.msg, "question 4 is not open (no question is)");
+    assert_int_equal(ui__watch_check_answer(&q, 3, 2, false, &err), BASE_ERANGE);
+    assert_string_equal(err.msg, "question 3 has answers 0-1 and -1 (no piece there)");
+    q.none = false;
+    assert_int_equal(ui__watch_check_answer(&q, 3, REF_ANSWER_NONE, false, &err), BASE_ERANGE);
+    assert_string_equal(err.msg, "question 3 has answers 0-1");
+}
+
+/* The line after a question's event line. */
+static void test_answers_line(void **state)
+{
+    ref_question q = two_answers();
+    char buf[256];
+    (void)state;
+    assert_string_equal(ui__watch_answers_line("qwirkle", &q, buf, sizeof buf),
+                        "  answer: 1 purple clover (55 %)  2 purple diamond (30 %)  0 no cube there");
+    q.none = false;
+    snprintf(q.label[0], sizeof q.label[0], "QH");
+    snprintf(q.label[1], sizeof q.label[1], "QD");
+    q.p[0] = 0.604f;
+    q.p[1] = 0.257f; /* rounded to the nearest per cent */
+    assert_string_equal(ui__watch_answers_line("cards", &q, buf, sizeof buf),
+                        "  answer: 1 QH (60 %)  2 QD (26 %)");
+    q.none = true;
+    assert_string_equal(ui__watch_answers_line("cards", &q, buf, sizeof buf),
+                        "  answer: 1 QH (60 %)  2 QD (26 %)  0 no card there");
+}
+
 /* Keys on standard input: a re-roll for the player to move, an undo, and
- * a correction that is refused because there is no move left to correct. */
+ * a correction that is refused because there is no move left to correct;
+ * an answer with no question open posts nothing. */
 static void test_keys(void **state)
 {
     char *dir = th_tmpdir(), *db = th_path(dir, "t.db");
     th_run r;
     int seqs[16];
     (void)state;
-    assert_int_equal(th_tablecam(&r, "r\nu\nx\n",
+    assert_int_equal(th_tablecam(&r, "r\nu\nx\n1\n",
                                  (const char *[]){"watch", "--game", "qwirkle", "--camera",
                                                   "sim:qwirkle:seed=3:320x240:moves=1", "--players",
                                                   "Ann,Bob", "--db", db, "--json", NULL}),
@@ -258,6 +392,7 @@ static void test_keys(void **state)
     assert_non_null(strstr(r.out, "\"reroll\""));
     assert_int_equal(count_kind(r.out, "takeback", seqs, 16), 1);
     assert_non_null(strstr(r.err, "keys: p (pass)")); /* "x" is no key */
+    assert_non_null(strstr(r.err, "tablecam watch: no question is open\n"));
     th_run_free(&r);
     th_rmtree(dir);
     free(db);
@@ -512,6 +647,10 @@ static void test_demo_flags(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_key_actions),
+        cmocka_unit_test(test_key_answers),
+        cmocka_unit_test(test_check_answer),
+        cmocka_unit_test(test_answers_line),
         cmocka_unit_test(test_bad_setups_store_nothing),
         cmocka_unit_test(test_simulated_match_is_stored_as_announced),
         cmocka_unit_test(test_keys),

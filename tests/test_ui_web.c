@@ -1,8 +1,9 @@
 /* tests/test_ui_web.c: the web app's server, in-process on 127.0.0.1 with
  * a free port, spoken to over plain sockets: the JSON API over a store the
- * test fills, the live state and its push streams, the page's actions
- * through hooks, the token rule, and bad requests (each answered with the
- * right status while the server keeps answering). */
+ * test fills, the live state and its push streams, the referee's questions
+ * (their JSON, the open one in the live state, the answers posted), the
+ * page's actions through hooks, the token rule, and bad requests (each
+ * answered with the right status while the server keeps answering). */
 #define _POSIX_C_SOURCE 200809L
 #include <setjmp.h>
 #include <stdarg.h>
@@ -149,9 +150,10 @@ static bool has_header(const resp *r, const char *line)
 /* ---- the fixture: a store and a server ---- */
 
 typedef struct hooked {
-    int signals, undos, corrects;
+    int signals, undos, corrects, answers;
     int last_player, last_type;
     char last_move[512];
+    int last_question, last_answer;
     int answer; /* what the hooks return */
 } hooked;
 
@@ -177,6 +179,17 @@ static int hook_correct(void *ctx, const char *move, base_err *err)
     h->corrects++;
     snprintf(h->last_move, sizeof h->last_move, "%s", move);
     return h->answer ? base_err_set(err, h->answer, "no move to correct") : 0;
+}
+
+static int hook_answer(void *ctx, int question, int answer, base_err *err)
+{
+    hooked *h = ctx;
+    h->answers++;
+    h->last_question = question;
+    h->last_answer = answer;
+    if (h->answer == BASE_ESTATE)
+        return base_err_set(err, h->answer, "question %d is not open (question 4 is)", question);
+    return h->answer ? base_err_set(err, h->answer, "question %d has answers 0-1", question) : 0;
 }
 
 typedef struct fixture {
@@ -260,6 +273,7 @@ static int start(fixture *f, const char *token, bool hooks)
         f->hooks.signal = hook_signal;
         f->hooks.undo = hook_undo;
         f->hooks.correct_last = hook_correct;
+        f->hooks.answer = hook_answer;
         cfg.hooks = &f->hooks;
     }
     if (ui_web_new(&cfg, &f->w, &err) != 0) {
@@ -764,6 +778,238 @@ static void test_actions(void **state)
     resp_free(&r);
 }
 
+/* ---- the referee's questions ---- */
+
+/* A qwirkle cube from its JSON. */
+static rules_piece cube_at(int x, int y, const char *color, const char *shape)
+{
+    char json[128];
+    cJSON *j;
+    rules_piece p;
+    base_err err;
+    snprintf(json, sizeof json, "{\"x\":%d,\"y\":%d,\"color\":\"%s\",\"shape\":\"%s\"}", x, y, color,
+             shape);
+    j = cJSON_Parse(json);
+    assert_int_equal(rules_piece_from_json("qwirkle", j, &p, &err), 0);
+    cJSON_Delete(j);
+    return p;
+}
+
+/* Question 3: "purple clover" (0.55) or "purple diamond" (0.30), or no
+ * cube there, at (120.54, 80.0) mm on the mat. */
+static ref_question clover_question(void)
+{
+    ref_question q;
+    memset(&q, 0, sizeof q);
+    q.id = 3;
+    q.read = cube_at(13, 13, "purple", "clover");
+    q.nanswers = 2;
+    q.answer[0] = q.read;
+    q.answer[1] = cube_at(13, 13, "purple", "diamond");
+    q.p[0] = 0.55f;
+    q.p[1] = 0.30f;
+    snprintf(q.label[0], sizeof q.label[0], "purple clover");
+    snprintf(q.label[1], sizeof q.label[1], "purple diamond");
+    q.none = true;
+    q.has_xy = true;
+    q.x_mm = 120.54;
+    q.y_mm = 80.0;
+    snprintf(q.text, sizeof q.text, "Is this cube at (13,13) a purple clover or a purple diamond?");
+    return q;
+}
+
+#define CLOVER_QUESTION_JSON                                                                       \
+    "{\"id\":3,\"text\":\"Is this cube at (13,13) a purple clover or a purple diamond?\","         \
+    "\"answers\":[{\"label\":\"purple clover\",\"p\":0.55,\"piece\":{\"x\":13,\"y\":13,"          \
+    "\"color\":\"purple\",\"shape\":\"clover\"}},{\"label\":\"purple diamond\",\"p\":0.3,"         \
+    "\"piece\":{\"x\":13,\"y\":13,\"color\":\"purple\",\"shape\":\"diamond\"}}],\"none\":true,"     \
+    "\"x_mm\":120.5,\"y_mm\":80}"
+
+/* The printed "question" of an event's JSON, or NULL when it has none. */
+static char *question_of(const char *event_json)
+{
+    cJSON *j = cJSON_Parse(event_json);
+    const cJSON *q = cJSON_GetObjectItemCaseSensitive(j, "question");
+    char *s = q ? cJSON_PrintUnformatted(q) : NULL;
+    assert_non_null(j);
+    cJSON_Delete(j);
+    return s;
+}
+
+static void test_question_json(void **state)
+{
+    ref_question q = clover_question();
+    ref_event ev;
+    char *json, *got;
+    (void)state;
+    memset(&ev, 0, sizeof ev);
+    ev.kind = REF_EV_CONFIRM;
+    ev.player = -1;
+    snprintf(ev.text, sizeof ev.text, "%s", q.text);
+    ev.question = &q;
+
+    json = ui_web_event_json("qwirkle", &ev);
+    assert_non_null(json);
+    assert_non_null(strstr(json, "\"kind\":\"confirm\""));
+    got = question_of(json);
+    assert_non_null(got);
+    assert_string_equal(got, CLOVER_QUESTION_JSON);
+    cJSON_free(got);
+    free(json);
+    json = ui_web_question_json("qwirkle", &q);
+    assert_string_equal(json, CLOVER_QUESTION_JSON);
+    free(json);
+
+    /* Where it lies unknown, and no "no cube there": neither key. */
+    q.has_xy = false;
+    q.none = false;
+    q.nanswers = 1;
+    json = ui_web_question_json("qwirkle", &q);
+    assert_string_equal(json,
+                        "{\"id\":3,\"text\":\"Is this cube at (13,13) a purple clover or a purple "
+                        "diamond?\",\"answers\":[{\"label\":\"purple clover\",\"p\":0.55,\"piece\":"
+                        "{\"x\":13,\"y\":13,\"color\":\"purple\",\"shape\":\"clover\"}}],"
+                        "\"none\":false}");
+    free(json);
+
+    /* Only a confirm carries one; a confirm without one has no key. */
+    ev.kind = REF_EV_RESTORED;
+    json = ui_web_event_json("qwirkle", &ev);
+    assert_null(strstr(json, "\"question\""));
+    free(json);
+    ev.kind = REF_EV_CONFIRM;
+    ev.question = NULL;
+    json = ui_web_event_json("qwirkle", &ev);
+    assert_string_equal(json, "{\"kind\":\"confirm\",\"text\":\"Is this cube at (13,13) a purple "
+                              "clover or a purple diamond?\"}");
+    free(json);
+}
+
+/* The open question is in the live state (and pushed to the pages) until
+ * it is cleared. */
+static void test_question_live(void **state)
+{
+    fixture *f = *state;
+    ref_question q = clover_question();
+    char *json = ui_web_question_json("qwirkle", &q), *got;
+    resp r;
+    cJSON *j;
+    int s;
+    r = http(f->port, "GET", "/api/live", NULL, NULL);
+    j = json_of(&r);
+    assert_true(cJSON_IsNull(cJSON_GetObjectItem(j, "question")));
+    cJSON_Delete(j);
+    resp_free(&r);
+
+    s = open_stream(f->port, "/api/events", NULL);
+    got = read_until(s, "event: live\ndata: ");
+    assert_null(strstr(got, "\"question\":{"));
+    free(got);
+    assert_int_equal(ui_web_set_question(f->w, json), 0);
+    got = read_until(s, "\"question\":" CLOVER_QUESTION_JSON);
+    free(got);
+    close(s);
+
+    r = http(f->port, "GET", "/api/live", NULL, NULL);
+    j = json_of(&r);
+    got = cJSON_PrintUnformatted(cJSON_GetObjectItem(j, "question"));
+    assert_string_equal(got, CLOVER_QUESTION_JSON);
+    cJSON_free(got);
+    cJSON_Delete(j);
+    resp_free(&r);
+
+    assert_int_equal(ui_web_set_question(f->w, "[3]"), BASE_EPARSE);
+    assert_int_equal(ui_web_set_question(f->w, "{oops"), BASE_EPARSE);
+    assert_int_equal(ui_web_set_question(f->w, NULL), 0);
+    r = http(f->port, "GET", "/api/live", NULL, NULL);
+    j = json_of(&r);
+    assert_true(cJSON_IsNull(cJSON_GetObjectItem(j, "question")));
+    cJSON_Delete(j);
+    resp_free(&r);
+    free(json);
+}
+
+static void test_answer(void **state)
+{
+    fixture *f = *state;
+    static const struct {
+        const char *body, *field;
+    } bad[] = {
+        {"{\"answer\":1}", "\"question\""},
+        {"{\"question\":\"3\",\"answer\":1}", "\"question\""},
+        {"{\"question\":0,\"answer\":1}", "\"question\""},
+        {"{\"question\":2.5,\"answer\":1}", "\"question\""},
+        {"{\"question\":3}", "\"answer\""},
+        {"{\"question\":3,\"answer\":\"purple clover\"}", "\"answer\""},
+        {"{\"question\":3,\"answer\":1.5}", "\"answer\""},
+        {"{\"question\":3,\"answer\":4}", "\"answer\""},
+        {"{\"question\":3,\"answer\":-2}", "\"answer\""},
+        {"{\"question\":3,", "the body is not valid JSON"},
+        {"[3,1]", "the body must be a JSON object"},
+    };
+    resp r;
+    cJSON *j;
+
+    r = http(f->port, "POST", "/api/answer", NULL, "{\"question\":3,\"answer\":1}");
+    assert_int_equal(r.status, 200);
+    assert_string_equal(r.body, "{\"ok\":true}");
+    assert_int_equal(f->h.answers, 1);
+    assert_int_equal(f->h.last_question, 3);
+    assert_int_equal(f->h.last_answer, 1);
+    resp_free(&r);
+    r = http(f->port, "POST", "/api/answer", NULL, "{\"question\":3,\"answer\":-1}");
+    assert_int_equal(r.status, 200);
+    assert_int_equal(f->h.answers, 2);
+    assert_int_equal(f->h.last_answer, REF_ANSWER_NONE);
+    resp_free(&r);
+
+    /* Malformed bodies: 400 naming the field, and the hook is not called. */
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        const char *e;
+        r = http(f->port, "POST", "/api/answer", NULL, bad[i].body);
+        assert_json_error(&r, 400);
+        j = json_of(&r);
+        e = cJSON_GetObjectItem(j, "error")->valuestring;
+        if (strncmp(e, bad[i].field, strlen(bad[i].field)) != 0)
+            fail_msg("%s: the error does not start with %s: %s", bad[i].body, bad[i].field, e);
+        cJSON_Delete(j);
+        resp_free(&r);
+    }
+    assert_int_equal(f->h.answers, 2);
+
+    /* The hook's refusals: not open (409) and not offered (400), with its words. */
+    f->h.answer = BASE_ESTATE;
+    r = http(f->port, "POST", "/api/answer", NULL, "{\"question\":3,\"answer\":0}");
+    assert_json_error(&r, 409);
+    j = json_of(&r);
+    assert_string_equal(cJSON_GetObjectItem(j, "error")->valuestring,
+                        "question 3 is not open (question 4 is)");
+    cJSON_Delete(j);
+    resp_free(&r);
+    f->h.answer = BASE_ERANGE;
+    r = http(f->port, "POST", "/api/answer", NULL, "{\"question\":3,\"answer\":3}");
+    assert_json_error(&r, 400);
+    assert_non_null(strstr(r.body, "question 3 has answers 0-1"));
+    resp_free(&r);
+    f->h.answer = BASE_EBUSY;
+    r = http(f->port, "POST", "/api/answer", NULL, "{\"question\":3,\"answer\":0}");
+    assert_json_error(&r, 503);
+    resp_free(&r);
+    f->h.answer = 0;
+    assert_int_equal(f->h.answers, 5);
+
+    /* Like every action: POST only, and only from the page itself. */
+    r = http(f->port, "GET", "/api/answer", NULL, NULL);
+    assert_json_error(&r, 405);
+    assert_true(has_header(&r, "Allow: POST"));
+    resp_free(&r);
+    r = http(f->port, "POST", "/api/answer", "Origin: http://evil.example\r\n",
+             "{\"question\":3,\"answer\":0}");
+    assert_json_error(&r, 403);
+    resp_free(&r);
+    assert_int_equal(f->h.answers, 5);
+}
+
 static void test_no_referee(void **state)
 {
     fixture *f = *state;
@@ -779,6 +1025,10 @@ static void test_no_referee(void **state)
     resp_free(&r);
     r = http(f->port, "POST", "/api/correct", NULL, "{\"move\":{\"type\":\"reroll\"}}");
     assert_json_error(&r, 503);
+    resp_free(&r);
+    r = http(f->port, "POST", "/api/answer", NULL, "{\"question\":1,\"answer\":0}");
+    assert_json_error(&r, 503);
+    assert_non_null(strstr(r.body, "no live referee"));
     resp_free(&r);
     r = http(f->port, "GET", "/api/live", NULL, NULL);
     assert_non_null(strstr(r.body, "\"controls\":false"));
@@ -997,6 +1247,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_events_stream, setup, teardown),
         cmocka_unit_test_setup_teardown(test_frames, setup, teardown),
         cmocka_unit_test_setup_teardown(test_actions, setup, teardown),
+        cmocka_unit_test(test_question_json),
+        cmocka_unit_test_setup_teardown(test_question_live, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_answer, setup, teardown),
         cmocka_unit_test_setup_teardown(test_no_referee, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_requests, setup, teardown),
         cmocka_unit_test_setup_teardown(test_token, setup_token, teardown),

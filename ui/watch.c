@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include "gpio.h"
 #include "referee.h"
 #include "sim.h"
+#include "watch_int.h"
 #include "web.h"
 
 typedef struct ui__watch {
@@ -30,6 +32,12 @@ typedef struct ui__watch {
     size_t keylen;
     bool keys_done;   /* standard input ended */
     char advice[REF_ADVICE_MAX]; /* the camera advice last shown ("" none) */
+    /* The referee's question the players see, copied from its event: set
+     * on the loop's thread, read by the web app's answer hook too. */
+    pthread_mutex_t qmu;
+    ref_question q;
+    bool q_open;
+    bool q_answered; /* an answer to it is on its way to the referee */
 } ui__watch;
 
 static atomic_int ui__signalled;
@@ -56,9 +64,27 @@ static void ui__publish_live(ui__watch *w)
     free(live);
 }
 
+/* The question the players see now (q; NULL: none), on the terminal's
+ * keys and in the web app. */
+static void ui__set_question(ui__watch *w, const ref_question *q)
+{
+    pthread_mutex_lock(&w->qmu);
+    w->q_open = q != NULL;
+    w->q_answered = false;
+    if (q)
+        w->q = *q;
+    pthread_mutex_unlock(&w->qmu);
+    if (w->web) {
+        char *json = q ? ui_web_question_json(w->o->game, q) : NULL;
+        ui_web_set_question(w->web, json);
+        free(json);
+    }
+}
+
 static void ui__on_event(void *ctx, const ref_event *ev)
 {
     ui__watch *w = ctx;
+    const ref_question *q = ev->kind == REF_EV_CONFIRM ? ev->question : NULL;
     char *json = ui_web_event_json(w->o->game, ev);
     switch (ev->kind) {
     case REF_EV_MOVE:
@@ -93,8 +119,16 @@ static void ui__on_event(void *ctx, const ref_event *ev)
         if (ev->kind == REF_EV_ILLEGAL && ev->verdict)
             printf("  [rule %s; put the table back as it was]", ev->verdict->rule);
         printf("\n");
+        if (q) {
+            char line[512];
+            printf("%s\n", ui__watch_answers_line(w->o->game, q, line, sizeof line));
+        }
     }
     fflush(stdout);
+    /* Whatever follows a question settles it; a new one replaces it.  Set
+     * before the event goes out, so that no page sees the one without the
+     * other. */
+    ui__set_question(w, q);
     if (w->web && json)
         ui_web_publish(w->web, json);
     free(json);
@@ -141,19 +175,55 @@ static bool ui__action(ui__watch *w, const char *word, int player)
     return true;
 }
 
-/* One line typed: "r" for the player to move, "r 2" for player 2, or
- * "c MOVE" to correct the last move (MOVE as in a game record). */
-static void ui__key_line(ui__watch *w, char *line)
+/* An answer to question id, from a key or a tap: checked against the
+ * question open (BASE_ESTATE, BASE_ERANGE; keys: numbered as typed) and
+ * queued for the referee. */
+static int ui__answer(ui__watch *w, int id, int answer, bool keys, base_err *err)
 {
-    char word[32] = "";
-    int player = 0, n = sscanf(line, "%31s %d", word, &player);
-    if (n < 1)
+    int rc;
+    pthread_mutex_lock(&w->qmu);
+    if (w->q_open && w->q_answered && id == w->q.id)
+        rc = base_err_set(err, BASE_ESTATE, "question %d is answered already", id);
+    else if ((rc = ui__watch_check_answer(w->q_open ? &w->q : NULL, id, answer, keys, err)) == 0 &&
+             ref_loop_post_answer(w->loop, id, answer) != 0)
+        rc = base_err_set(err, BASE_EBUSY, "too many actions waiting");
+    if (rc == 0)
+        w->q_answered = true;
+    pthread_mutex_unlock(&w->qmu);
+    return rc;
+}
+
+/* One line typed: "r" for the player to move, "r 2" for player 2, "c
+ * MOVE" to correct the last move (MOVE as in a game record), or a number
+ * answering the referee's question (1.. its answers, 0 no piece there). */
+static void ui__key_line(ui__watch *w, const char *line)
+{
+    ui__key k;
+    ref_question q;
+    bool open;
+    base_err e;
+    pthread_mutex_lock(&w->qmu);
+    open = w->q_open;
+    q = w->q;
+    pthread_mutex_unlock(&w->qmu);
+    ui__watch_parse_key(line, open ? &q : NULL, &k);
+    switch (k.kind) {
+    case UI__KEY_EMPTY:
         return;
-    if (!strcmp(word, "c") || !strcmp(word, "correct")) {
-        const char *json = strchr(line, '{');
+    case UI__KEY_REFUSED:
+        fprintf(stderr, "tablecam watch: %s\n", k.msg);
+        return;
+    case UI__KEY_ANSWER:
+        if (ui__answer(w, k.question, k.answer, true, &e) != 0)
+            fprintf(stderr, "tablecam watch: %s\n", e.msg);
+        else
+            fprintf(stderr, "tablecam watch: question %d: answered %.*s\n", k.question,
+                    (int)sizeof q.label[0],
+                    k.answer == REF_ANSWER_NONE ? "no piece there" : q.label[k.answer]);
+        return;
+    case UI__KEY_CORRECT: {
         rules_move m;
-        base_err e;
-        cJSON *j = json ? cJSON_Parse(json) : NULL;
+        cJSON *j = k.move_json ? cJSON_Parse(k.move_json) : NULL;
         if (!j)
             fprintf(stderr, "tablecam watch: c MOVE, e.g. c {\"type\":\"place\",\"pieces\":[...]}\n");
         else if (rules_move_from_json(w->o->game, j, &m, &e) != 0)
@@ -163,9 +233,13 @@ static void ui__key_line(ui__watch *w, char *line)
         cJSON_Delete(j);
         return;
     }
-    if (!ui__action(w, word, n == 2 ? player - 1 : -1))
-        fprintf(stderr, "tablecam watch: keys: p (pass), r (reroll), d (draw), u (undo), "
-                        "optionally followed by a player number; c MOVE corrects the last move\n");
+    default:
+        if (!ui__action(w, k.word, k.player))
+            fprintf(stderr, "tablecam watch: keys: p (pass), r (reroll), d (draw), u (undo), "
+                            "optionally followed by a player number; c MOVE corrects the last "
+                            "move; 1-%d (or 0: no piece there) answers the referee's question\n",
+                    REF_MAX_ANSWERS);
+    }
 }
 
 static void ui__on_button(void *ctx, const char *action)
@@ -192,6 +266,20 @@ static void ui__camera_advice(ui__watch *w)
         ui_web_set_notice(w->web, ls.advice[0] ? ls.advice : NULL);
 }
 
+/* The referee may settle its question without a word (an answer whose
+ * table, judged again, shows no change): the players stop seeing it then,
+ * rather than at the next event. */
+static void ui__sync_question(ui__watch *w)
+{
+    ref_question q;
+    bool open = ref_question_open(w->ref, &q), same;
+    pthread_mutex_lock(&w->qmu);
+    same = open == w->q_open && (!open || q.id == w->q.id);
+    pthread_mutex_unlock(&w->qmu);
+    if (!same)
+        ui__set_question(w, open ? &q : NULL);
+}
+
 static void ui__on_tick(void *ctx)
 {
     ui__watch *w = ctx;
@@ -200,6 +288,7 @@ static void ui__on_tick(void *ctx)
         ref_loop_stop(w->loop);
     ui_gpio_poll(w->gpio, ui__on_button, w);
     ui__camera_advice(w);
+    ui__sync_question(w);
     if (!w->o->keys || w->keys_done)
         return;
     while (poll(&p, 1, 0) == 1 && (p.revents & POLLIN)) {
@@ -253,6 +342,11 @@ static int ui__hook_correct(void *ctx, const char *move_json, base_err *err)
     return ref_loop_post_correct(w->loop, &m) == 0
                ? 0
                : base_err_set(err, BASE_EBUSY, "too many actions waiting");
+}
+
+static int ui__hook_answer(void *ctx, int question, int answer, base_err *err)
+{
+    return ui__answer(ctx, question, answer, false, err);
 }
 
 /* ---- setting up ---- */
@@ -396,6 +490,7 @@ int ui_watch_run(const ui_command *cmd, const ui_watch_opts *o)
     }
     if (!(header = ui__header(o, w.names, &w.nplayers, &err)))
         return ui_fail(cmd, UI_EXIT_USAGE, "%s", err.msg);
+    pthread_mutex_init(&w.qmu, NULL); /* from here on every way out is through done */
     /* The calibration next: a profile that cannot be used must not leave
      * an empty match either. */
     if (o->lens && ui_lens_load(o->lens, o->db_path, &lens, &err) != 0) {
@@ -494,7 +589,8 @@ int ui_watch_run(const ui_command *cmd, const ui_watch_opts *o)
         w.loop = loop;
     }
     if (o->http) {
-        ui_web_hooks hooks = {&w, ui__hook_signal, ui__hook_undo, ui__hook_correct};
+        ui_web_hooks hooks = {&w, ui__hook_signal, ui__hook_undo, ui__hook_correct,
+                              ui__hook_answer};
         ui_web_config wc = {o->http, o->token, o->db_path, &hooks, 0};
         if (ui_web_new(&wc, &w.web, &err) != 0) {
             status = ui_fail(cmd, UI_EXIT_USAGE, "--http %s: %s", o->http, err.msg);
@@ -511,11 +607,15 @@ int ui_watch_run(const ui_command *cmd, const ui_watch_opts *o)
     sa.sa_handler = ui__on_signal;
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
-    fprintf(stderr, "tablecam %s: match %lld, %s, camera %s%s%s%s%s%s%s%s\n", cmd->name,
+    fprintf(stderr, "tablecam %s: match %lld, %s, camera %s%s%s%s%s%s%s", cmd->name,
             (long long)ref_match_id(ref), o->game, o->camera, o->lens ? ", lens " : "",
             o->lens ? o->lens : "", o->profile ? ", colours " : "", o->profile ? o->profile : "",
-            o->pieces ? ", set " : "", o->pieces ? o->pieces : "",
-            o->keys ? "; keys: p pass, r reroll, d draw, u undo, c MOVE correct" : "");
+            o->pieces ? ", set " : "", o->pieces ? o->pieces : "");
+    if (o->keys)
+        fprintf(stderr, "; keys: p pass, r reroll, d draw, u undo, c MOVE correct, 1-%d or 0 "
+                        "answer a question",
+                REF_MAX_ANSWERS);
+    fprintf(stderr, "\n");
     if (ref_loop_run(loop, &err) != 0)
         status = ui_fail(cmd, UI_EXIT_FAIL, "camera %s: %s", o->camera, err.msg);
     if (o->summary) {
@@ -556,5 +656,6 @@ done:
     if (w.names_owned)
         for (int i = 0; i < w.nplayers && i < RULES_MAX_PLAYERS; i++)
             free((char *)w.names[i]);
+    pthread_mutex_destroy(&w.qmu);
     return status;
 }

@@ -1,9 +1,10 @@
-/* ui/web.c: the local web app's server (civetweb): routing, the JSON API
- * over the match store, the live state and its push streams (server-sent
- * events, MJPEG), the embedded static files, and the security rules.  See
- * web.h for the model and docs/web.md for the API. */
+/* ui/web.c: the local web app's server (civetweb): routing, the security
+ * rules, requests and responses, the JSON API over the match store, the
+ * embedded static files, starting and stopping.  The live side (state,
+ * push streams, the page's actions) is ui/web_live.c, round ui/web_int.h.
+ * See web.h for the model and docs/web.md for the API. */
 #define _POSIX_C_SOURCE 200809L
-#include "web.h"
+#include "web_int.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -21,9 +22,6 @@
 #include <strings.h>
 #include <time.h>
 
-#include <civetweb.h>
-#include <cjson/cJSON.h>
-
 #include "board.h"
 #include "db.h"
 
@@ -36,52 +34,9 @@ struct ui__web_asset {
 };
 extern const struct ui__web_asset ui__web_assets[];
 
-enum {
-    UI__MAX_BODY = 64 * 1024,  /* a POST body; a move is far smaller */
-    UI__MAX_STREAMS = 48,      /* open SSE + MJPEG connections */
-    UI__THREADS = 64,          /* civetweb workers: streams hold one each */
-    UI__KEEPALIVE_S = 15,      /* SSE comment / MJPEG repeat when idle */
-    UI__DEFAULT_KEEP = 200
-};
-
-/* A frame shared by the streams that send it: freed by the last user. */
-typedef struct ui__frame {
-    int refs;
-    size_t len;
-    unsigned char data[];
-} ui__frame;
-
-struct ui_web {
-    struct mg_context *ctx;
-    int port;
-    bool has_token;
-    char token[129];
-    char host[64]; /* the bound IPv4 address, for the Host check */
-    char *db_path;
-    bool has_hooks;
-    ui_web_hooks hooks;
-
-    pthread_mutex_t mu;
-    pthread_cond_t ev_cond, frame_cond;
-    bool stopping;
-    int nstreams;
-    /* Published events: ring[id % keep] holds event id for the last keep ids. */
-    char **ring;
-    int keep;
-    long long last_id;
-    char *alert;          /* the event that raised the alert, or NULL */
-    char *notice;         /* ui_web_set_notice()'s text, or NULL */
-    char *live;           /* the caller's live state, or NULL */
-    long long live_ver;   /* bumped by every ui_web_set_live() and alert change */
-    char live_game[32];   /* from the live state: checks the POSTs */
-    int live_nplayers;
-    ui__frame *frame;
-    long long frame_ver;
-};
-
 /* ---- small helpers ---- */
 
-static char *ui__strdup(const char *s)
+char *ui__web_strdup(const char *s)
 {
     size_t n = strlen(s) + 1;
     char *d = malloc(n);
@@ -90,7 +45,7 @@ static char *ui__strdup(const char *s)
     return d;
 }
 
-static void ui__frame_unref(ui__frame *f)
+void ui__web_frame_unref(ui__frame *f)
 {
     if (f && --f->refs == 0)
         free(f);
@@ -111,49 +66,10 @@ static bool ui__token_equal(const ui_web *w, const char *s, size_t n)
     return diff == 0;
 }
 
-static const char *ui__move_type_name(int type)
-{
-    switch (type) {
-    case RULES_MOVE_PASS: return "pass";
-    case RULES_MOVE_REROLL: return "reroll";
-    case RULES_MOVE_DRAW: return "draw";
-    default: return NULL;
-    }
-}
-
-unsigned ui_web_signal_types(const char *game)
-{
-    static const struct {
-        const char *game;
-        unsigned types;
-    } table[] = {
-        {"qwirkle", 1u << RULES_MOVE_REROLL | 1u << RULES_MOVE_DRAW},
-        {"cards", 1u << RULES_MOVE_PASS},
-        {"cube2", 1u << RULES_MOVE_PASS},
-        {"stack4", 0},
-        {"cubed", 1u << RULES_MOVE_DRAW | 1u << RULES_MOVE_PASS},
-    };
-    for (size_t i = 0; game && i < sizeof table / sizeof table[0]; i++)
-        if (strcmp(game, table[i].game) == 0)
-            return table[i].types;
-    return 0;
-}
-
-static cJSON *ui__signals_json(const char *game)
-{
-    static const int order[] = {RULES_MOVE_PASS, RULES_MOVE_REROLL, RULES_MOVE_DRAW};
-    unsigned t = ui_web_signal_types(game);
-    cJSON *a = cJSON_CreateArray();
-    for (size_t i = 0; a && i < sizeof order / sizeof order[0]; i++)
-        if (t & (1u << order[i]))
-            cJSON_AddItemToArray(a, cJSON_CreateString(ui__move_type_name(order[i])));
-    return a;
-}
-
 /* ---- responses ---- */
 
 /* Sent with everything: the page is only ever its own frame and script. */
-static const char ui__sec_headers[] =
+const char ui__web_sec_headers[] =
     "X-Content-Type-Options: nosniff\r\n"
     "X-Frame-Options: DENY\r\n"
     "Referrer-Policy: no-referrer\r\n"
@@ -167,21 +83,12 @@ static const char ui__csp_page[] =
 static const char ui__csp_svg[] =
     "Content-Security-Policy: default-src 'none'; style-src 'unsafe-inline'\r\n";
 
-typedef struct ui__req {
-    ui_web *w;
-    struct mg_connection *c;
-    const struct mg_request_info *ri;
-    const char *path;
-    bool head;
-    bool set_cookie; /* the token came in the query: keep it in a cookie */
-} ui__req;
-
-static int ui__send(ui__req *r, int status, const char *type, const void *body, size_t len,
-                    const char *extra)
+int ui__web_send(ui__req *r, int status, const char *type, const void *body, size_t len,
+                 const char *extra)
 {
     mg_printf(r->c,
               "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n%s%s",
-              status, mg_get_response_code_text(r->c, status), type, len, ui__sec_headers,
+              status, mg_get_response_code_text(r->c, status), type, len, ui__web_sec_headers,
               extra ? extra : "");
     if (r->set_cookie)
         mg_printf(r->c, "Set-Cookie: tablecam_token=%s; Path=/; HttpOnly; SameSite=Strict\r\n",
@@ -192,25 +99,19 @@ static int ui__send(ui__req *r, int status, const char *type, const void *body, 
     return status;
 }
 
-static int ui__send_json(ui__req *r, int status, cJSON *doc, const char *extra)
+int ui__web_send_json(ui__req *r, int status, cJSON *doc, const char *extra)
 {
     char *s = doc ? cJSON_PrintUnformatted(doc) : NULL;
     int rc;
     cJSON_Delete(doc);
     if (!s)
-        return ui__send(r, 500, "application/json", "{\"error\":\"out of memory\"}", 25, NULL);
-    rc = ui__send(r, status, "application/json", s, strlen(s), extra);
+        return ui__web_send(r, 500, "application/json", "{\"error\":\"out of memory\"}", 25, NULL);
+    rc = ui__web_send(r, status, "application/json", s, strlen(s), extra);
     cJSON_free(s);
     return rc;
 }
 
-/* {"error":"..."}: every error the server makes looks like this. */
-static int ui__error(ui__req *r, int status, const char *extra, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 4, 5)))
-#endif
-    ;
-static int ui__error(ui__req *r, int status, const char *extra, const char *fmt, ...)
+int ui__web_error(ui__req *r, int status, const char *extra, const char *fmt, ...)
 {
     char msg[600];
     va_list ap;
@@ -219,7 +120,7 @@ static int ui__error(ui__req *r, int status, const char *extra, const char *fmt,
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     cJSON_AddStringToObject(o, "error", msg);
-    return ui__send_json(r, status, o, extra);
+    return ui__web_send_json(r, status, o, extra);
 }
 
 /* ---- request checks ---- */
@@ -291,10 +192,10 @@ static int ui__read_body(ui__req *r, char **out, size_t *len)
     *out = NULL;
     *len = 0;
     if (cl > UI__MAX_BODY)
-        return ui__error(r, 413, NULL, "the request body has %lld bytes; at most %d are accepted",
-                         cl, UI__MAX_BODY);
+        return ui__web_error(r, 413, NULL, "the request body has %lld bytes; at most %d are accepted",
+                             cl, UI__MAX_BODY);
     if (!(buf = malloc(cap + 1)))
-        return ui__error(r, 500, NULL, "out of memory");
+        return ui__web_error(r, 500, NULL, "out of memory");
     for (;;) {
         int k = mg_read(r->c, buf + n, cap - n);
         if (k <= 0)
@@ -302,7 +203,7 @@ static int ui__read_body(ui__req *r, char **out, size_t *len)
         n += (size_t)k;
         if (n >= cap) {
             free(buf);
-            return ui__error(r, 413, NULL, "the request body is over %d bytes", UI__MAX_BODY);
+            return ui__web_error(r, 413, NULL, "the request body is over %d bytes", UI__MAX_BODY);
         }
     }
     buf[n] = '\0';
@@ -312,7 +213,7 @@ static int ui__read_body(ui__req *r, char **out, size_t *len)
 }
 
 /* Parses a POST body as a JSON object (an empty body is {}). */
-static int ui__json_body(ui__req *r, cJSON **out)
+int ui__web_json_body(ui__req *r, cJSON **out)
 {
     char *body;
     size_t len;
@@ -323,8 +224,8 @@ static int ui__json_body(ui__req *r, cJSON **out)
         return rc;
     if (len && type && strncasecmp(type, "application/json", 16) != 0) {
         free(body);
-        return ui__error(r, 415, NULL, "the body must be JSON (Content-Type: application/json), not %s",
-                         type);
+        return ui__web_error(r, 415, NULL, "the body must be JSON (Content-Type: application/json), not %s",
+                             type);
     }
     *out = len ? cJSON_ParseWithOpts(body, NULL, true) : cJSON_CreateObject();
     if (!cJSON_IsObject(*out)) {
@@ -333,8 +234,8 @@ static int ui__json_body(ui__req *r, cJSON **out)
         *out = NULL;
         free(body);
         if (!parsed)
-            return ui__error(r, 400, NULL, "the body is not valid JSON");
-        return ui__error(r, 400, NULL, "the body must be a JSON object");
+            return ui__web_error(r, 400, NULL, "the body is not valid JSON");
+        return ui__web_error(r, 400, NULL, "the body must be a JSON object");
     }
     free(body);
     return 0;
@@ -342,7 +243,7 @@ static int ui__json_body(ui__req *r, cJSON **out)
 
 /* Reads query parameter name into buf.  Returns 1 when present, 0 when
  * absent, -1 when too long (a 400 was sent). */
-static int ui__query(ui__req *r, const char *name, char *buf, size_t cap)
+int ui__web_query(ui__req *r, const char *name, char *buf, size_t cap)
 {
     const char *q = r->ri->query_string;
     int n;
@@ -352,15 +253,15 @@ static int ui__query(ui__req *r, const char *name, char *buf, size_t cap)
     if (n == -1)
         return 0;
     if (n < 0) {
-        ui__error(r, 400, NULL, "the query parameter '%s' is too long (at most %zu bytes)", name,
-                  cap - 1);
+        ui__web_error(r, 400, NULL, "the query parameter '%s' is too long (at most %zu bytes)", name,
+                      cap - 1);
         return -1;
     }
     return 1;
 }
 
 /* A decimal id of 1..18 digits; -1 otherwise. */
-static long long ui__parse_id(const char *s, size_t n)
+long long ui__web_parse_id(const char *s, size_t n)
 {
     long long v = 0;
     if (n == 0 || n > 18)
@@ -380,13 +281,13 @@ static int ui__open_db(ui__req *r, db **d)
     base_err err;
     *d = NULL;
     if (!r->w->db_path)
-        return ui__error(r, 503, NULL, "this server has no match store");
+        return ui__web_error(r, 503, NULL, "this server has no match store");
     if (db_open(r->w->db_path, DB_OPEN_READONLY, &err, d) != 0)
-        return ui__error(r, 503, NULL, "the match store cannot be read: %s", err.msg);
+        return ui__web_error(r, 503, NULL, "the match store cannot be read: %s", err.msg);
     return 0;
 }
 
-static cJSON *ui__parse_or_null(const char *s)
+cJSON *ui__web_parse_or_null(const char *s)
 {
     cJSON *v = s ? cJSON_Parse(s) : NULL;
     return v ? v : cJSON_CreateNull();
@@ -416,13 +317,13 @@ static cJSON *ui__info_json(const db_match_info *m, bool full)
             cJSON_AddItemToArray(s, cJSON_CreateNumber(m->seats[i].score));
         cJSON_AddItemToObject(o, "scores", s);
     } else {
-        cJSON_AddItemToObject(o, "scores", ui__parse_or_null(m->last_scores));
+        cJSON_AddItemToObject(o, "scores", ui__web_parse_or_null(m->last_scores));
     }
     cJSON_AddItemToObject(o, "winners", winners);
     cJSON_AddNumberToObject(o, "events", m->nevents);
     if (full) {
-        cJSON_AddItemToObject(o, "options", ui__parse_or_null(m->options));
-        cJSON_AddItemToObject(o, "header", ui__parse_or_null(m->header));
+        cJSON_AddItemToObject(o, "options", ui__web_parse_or_null(m->options));
+        cJSON_AddItemToObject(o, "header", ui__web_parse_or_null(m->header));
         cJSON_AddBoolToObject(o, "board_svg", ui_board_has_svg(m->game));
     }
     return o;
@@ -443,9 +344,9 @@ static int ui__api_matches(ui__req *r)
     base_err err;
     cJSON *doc, *list;
 
-    if ((hg = ui__query(r, "game", game, sizeof game)) < 0 ||
-        (hp = ui__query(r, "player", player, sizeof player)) < 0 ||
-        (hs = ui__query(r, "state", state, sizeof state)) < 0)
+    if ((hg = ui__web_query(r, "game", game, sizeof game)) < 0 ||
+        (hp = ui__web_query(r, "player", player, sizeof player)) < 0 ||
+        (hs = ui__web_query(r, "state", state, sizeof state)) < 0)
         return 400;
     if (hg && game[0]) {
         const char *const *ids;
@@ -453,8 +354,8 @@ static int ui__api_matches(ui__req *r)
         while (k < n && strcmp(ids[k], game) != 0)
             k++;
         if (k == n)
-            return ui__error(r, 400, NULL,
-                             "unknown game '%s' (games: qwirkle, cards, cube2, stack4, cubed)", game);
+            return ui__web_error(r, 400, NULL,
+                                 "unknown game '%s' (games: qwirkle, cards, cube2, stack4, cubed)", game);
         f.game = game;
     }
     if (hp && player[0])
@@ -464,8 +365,8 @@ static int ui__api_matches(ui__req *r)
             if (strcmp(state, db_state_name(s)) == 0)
                 f.state = s;
         if (f.state < 0)
-            return ui__error(r, 400, NULL,
-                             "unknown state '%s' (states: live, finished, abandoned)", state);
+            return ui__web_error(r, 400, NULL,
+                                 "unknown state '%s' (states: live, finished, abandoned)", state);
     }
     if ((rc = ui__open_db(r, &d)) != 0)
         return rc;
@@ -475,9 +376,9 @@ static int ui__api_matches(ui__req *r)
     db_close(d);
     if (rc != 0) {
         cJSON_Delete(doc);
-        return ui__error(r, 500, NULL, "listing the matches failed: %s", err.msg);
+        return ui__web_error(r, 500, NULL, "listing the matches failed: %s", err.msg);
     }
-    return ui__send_json(r, 200, doc, NULL);
+    return ui__web_send_json(r, 200, doc, NULL);
 }
 
 static int ui__correction_add(void *ctx, const db_correction *c)
@@ -498,16 +399,16 @@ static cJSON *ui__stored_event_json(const db_event *e)
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "seq", e->seq);
     cJSON_AddNumberToObject(o, "player", e->seat);
-    cJSON_AddItemToObject(o, "move", ui__parse_or_null(e->move));
+    cJSON_AddItemToObject(o, "move", ui__web_parse_or_null(e->move));
     cJSON_AddBoolToObject(o, "legal", e->legal);
     cJSON_AddNumberToObject(o, "points", e->points);
     if (!e->legal) {
         cJSON_AddStringToObject(o, "rule", e->rule ? e->rule : "");
         cJSON_AddStringToObject(o, "reason", e->reason ? e->reason : "");
     }
-    cJSON_AddItemToObject(o, "scores", ui__parse_or_null(e->scores));
-    cJSON_AddItemToObject(o, "position", ui__parse_or_null(e->position));
-    cJSON_AddItemToObject(o, "extra", ui__parse_or_null(e->extra));
+    cJSON_AddItemToObject(o, "scores", ui__web_parse_or_null(e->scores));
+    cJSON_AddItemToObject(o, "position", ui__web_parse_or_null(e->position));
+    cJSON_AddItemToObject(o, "extra", ui__web_parse_or_null(e->extra));
     cJSON_AddStringToObject(o, "time", e->time ? e->time : "");
     cJSON_AddStringToObject(o, "source", db_source_name(e->source) ? db_source_name(e->source) : "?");
     return o;
@@ -525,11 +426,11 @@ static int ui__load_match(ui__req *r, long long id, db **d, db_match **m)
     rc = db_match_load(*d, id, m, &err);
     if (rc == BASE_ENOTFOUND) {
         db_close(*d);
-        return ui__error(r, 404, NULL, "no match %lld", id);
+        return ui__web_error(r, 404, NULL, "no match %lld", id);
     }
     if (rc != 0) {
         db_close(*d);
-        return ui__error(r, 500, NULL, "loading match %lld failed: %s", id, err.msg);
+        return ui__web_error(r, 500, NULL, "loading match %lld failed: %s", id, err.msg);
     }
     return 0;
 }
@@ -554,10 +455,10 @@ static int ui__api_match(ui__req *r, long long id)
     db_close(d);
     if (rc != 0) {
         cJSON_Delete(doc);
-        return ui__error(r, 500, NULL, "reading the corrections of match %lld failed: %s", id,
-                         err.msg);
+        return ui__web_error(r, 500, NULL, "reading the corrections of match %lld failed: %s", id,
+                             err.msg);
     }
-    return ui__send_json(r, 200, doc, NULL);
+    return ui__web_send_json(r, 200, doc, NULL);
 }
 
 /* The position before any move: the game's own start (a cards start card,
@@ -596,29 +497,29 @@ static int ui__api_board(ui__req *r, long long id, long long seq)
         return rc;
     db_close(d);
     if (seq > m->nevents) {
-        rc = ui__error(r, 404, NULL, "match %lld has %d moves, not %lld", id, m->nevents, seq);
+        rc = ui__web_error(r, 404, NULL, "match %lld has %d moves, not %lld", id, m->nevents, seq);
         goto out;
     }
     if (!ui_board_has_svg(m->info.game)) {
-        rc = ui__error(r, 404, NULL, "there is no board drawing for %s yet", m->info.game);
+        rc = ui__web_error(r, 404, NULL, "there is no board drawing for %s yet", m->info.game);
         goto out;
     }
     pos = seq == 0 ? (start = ui__start_position(m)) : m->events[seq - 1].position;
     if (!pos) {
-        rc = ui__error(r, 404, NULL, "move %lld of match %lld has no stored position", seq, id);
+        rc = ui__web_error(r, 404, NULL, "move %lld of match %lld has no stored position", seq, id);
         goto out;
     }
     if (!(f = open_memstream(&svg, &len))) {
-        rc = ui__error(r, 500, NULL, "out of memory");
+        rc = ui__web_error(r, 500, NULL, "out of memory");
         goto out;
     }
     rc = ui_board_svg(f, m->info.game, pos, &err);
     fclose(f);
     if (rc != 0)
-        rc = ui__error(r, 500, NULL, "drawing move %lld of match %lld failed: %s", seq, id,
-                       err.msg);
+        rc = ui__web_error(r, 500, NULL, "drawing move %lld of match %lld failed: %s", seq, id,
+                           err.msg);
     else
-        rc = ui__send(r, 200, "image/svg+xml; charset=utf-8", svg, len, ui__csp_svg);
+        rc = ui__web_send(r, 200, "image/svg+xml; charset=utf-8", svg, len, ui__csp_svg);
 out:
     free(svg);
     free(start);
@@ -640,10 +541,10 @@ static int ui__api_snapshot(ui__req *r, long long id, long long seq)
     rc = db_snapshot_get(d, id, (int)seq, &jpeg, &len, &err);
     db_close(d);
     if (rc == BASE_ENOTFOUND)
-        return ui__error(r, 404, NULL, "match %lld has no photo of move %lld", id, seq);
+        return ui__web_error(r, 404, NULL, "match %lld has no photo of move %lld", id, seq);
     if (rc != 0)
-        return ui__error(r, 500, NULL, "reading the photo failed: %s", err.msg);
-    rc = ui__send(r, 200, "image/jpeg", jpeg, len, NULL);
+        return ui__web_error(r, 500, NULL, "reading the photo failed: %s", err.msg);
+    rc = ui__web_send(r, 200, "image/jpeg", jpeg, len, NULL);
     free(jpeg);
     return rc;
 }
@@ -652,10 +553,10 @@ static int ui__api_snapshot(ui__req *r, long long id, long long seq)
 static int ui__route_match(ui__req *r, const char *rest)
 {
     size_t n = strcspn(rest, "/");
-    long long id = ui__parse_id(rest, n), seq;
+    long long id = ui__web_parse_id(rest, n), seq;
     const char *sub = rest + n, *num, *ext;
     if (id < 0)
-        return ui__error(r, 404, NULL, "no match '%.*s' (a match id is a number)", (int)(n > 40 ? 40 : n), rest);
+        return ui__web_error(r, 404, NULL, "no match '%.*s' (a match id is a number)", (int)(n > 40 ? 40 : n), rest);
     if (!*sub)
         return ui__api_match(r, id);
     if (strncmp(sub, "/board/", 7) == 0)
@@ -663,388 +564,13 @@ static int ui__route_match(ui__req *r, const char *rest)
     else if (strncmp(sub, "/snapshots/", 11) == 0)
         num = sub + 11, ext = ".jpg";
     else
-        return ui__error(r, 404, NULL, "no such resource: %s", r->path);
+        return ui__web_error(r, 404, NULL, "no such resource: %s", r->path);
     n = strcspn(num, ".");
-    seq = ui__parse_id(num, n);
+    seq = ui__web_parse_id(num, n);
     if (seq < 0 || strcmp(num + n, ext) != 0 || seq > 1000000)
-        return ui__error(r, 404, NULL, "no such resource: %s (expected a move number then %s)",
-                         r->path, ext);
+        return ui__web_error(r, 404, NULL, "no such resource: %s (expected a move number then %s)",
+                             r->path, ext);
     return ext[1] == 's' ? ui__api_board(r, id, seq) : ui__api_snapshot(r, id, seq);
-}
-
-/* ---- live state ---- */
-
-/* The live document: the caller's state, plus whether the page's controls
- * work, the current alert, and (with_events) the kept events.  Called with
- * the lock held.  Returns NULL when out of memory. */
-static cJSON *ui__live_doc(ui_web *w, bool with_events)
-{
-    cJSON *doc = w->live ? cJSON_Parse(w->live) : NULL;
-    if (!doc) {
-        doc = cJSON_CreateObject();
-        cJSON_AddBoolToObject(doc, "live", false);
-    } else if (!cJSON_HasObjectItem(doc, "live")) {
-        cJSON_AddBoolToObject(doc, "live", true);
-    }
-    cJSON_DeleteItemFromObjectCaseSensitive(doc, "controls");
-    cJSON_AddBoolToObject(doc, "controls", w->has_hooks);
-    cJSON_DeleteItemFromObjectCaseSensitive(doc, "camera");
-    cJSON_AddBoolToObject(doc, "camera", w->frame != NULL);
-    if (!cJSON_HasObjectItem(doc, "alert"))
-        cJSON_AddItemToObject(doc, "alert", ui__parse_or_null(w->alert));
-    cJSON_DeleteItemFromObjectCaseSensitive(doc, "notice");
-    cJSON_AddItemToObject(doc, "notice",
-                          w->notice ? cJSON_CreateString(w->notice) : cJSON_CreateNull());
-    if (with_events) {
-        cJSON *ev = cJSON_CreateArray();
-        long long first = w->last_id - w->keep + 1;
-        for (long long id = first < 1 ? 1 : first; id <= w->last_id; id++) {
-            cJSON *e = cJSON_Parse(w->ring[id % w->keep]);
-            if (e)
-                cJSON_AddItemToArray(ev, e);
-        }
-        cJSON_DeleteItemFromObjectCaseSensitive(doc, "events");
-        cJSON_AddItemToObject(doc, "events", ev);
-        cJSON_DeleteItemFromObjectCaseSensitive(doc, "last_id");
-        cJSON_AddNumberToObject(doc, "last_id", (double)w->last_id);
-    }
-    return doc;
-}
-
-static int ui__api_live(ui__req *r)
-{
-    cJSON *doc;
-    pthread_mutex_lock(&r->w->mu);
-    doc = ui__live_doc(r->w, true);
-    pthread_mutex_unlock(&r->w->mu);
-    return ui__send_json(r, 200, doc, NULL);
-}
-
-static bool ui__stream_enter(ui_web *w)
-{
-    bool ok;
-    pthread_mutex_lock(&w->mu);
-    ok = !w->stopping && w->nstreams < UI__MAX_STREAMS;
-    if (ok)
-        w->nstreams++;
-    pthread_mutex_unlock(&w->mu);
-    return ok;
-}
-
-static void ui__stream_leave(ui_web *w)
-{
-    pthread_mutex_lock(&w->mu);
-    w->nstreams--;
-    pthread_mutex_unlock(&w->mu);
-}
-
-static void ui__deadline(struct timespec *ts, int seconds)
-{
-    clock_gettime(CLOCK_MONOTONIC, ts);
-    ts->tv_sec += seconds;
-}
-
-/* A growing text buffer for one write of several SSE messages. */
-typedef struct ui__buf {
-    char *s;
-    size_t len, cap;
-    bool failed;
-} ui__buf;
-
-static void ui__buf_add(ui__buf *b, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-static void ui__buf_add(ui__buf *b, const char *fmt, ...)
-{
-    va_list ap;
-    int n;
-    va_start(ap, fmt);
-    n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (n < 0 || b->failed)
-        return;
-    if (b->len + (size_t)n + 1 > b->cap) {
-        size_t cap = (b->len + (size_t)n + 1) * 2;
-        char *s = realloc(b->s, cap);
-        if (!s) {
-            b->failed = true;
-            return;
-        }
-        b->s = s;
-        b->cap = cap;
-    }
-    va_start(ap, fmt);
-    vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
-    va_end(ap);
-    b->len += (size_t)n;
-}
-
-/* GET /api/events: server-sent events.  Sends the live state at once, the
- * kept events after `since` (the Last-Event-ID header of a reconnecting
- * page, or ?since=N; all kept events without either), then each new event
- * and live state as it comes, with a comment every UI__KEEPALIVE_S seconds
- * so a closed page is noticed. */
-static int ui__api_events(ui__req *r)
-{
-    ui_web *w = r->w;
-    long long sent = 0, live_seen = -1;
-    const char *lei = mg_get_header(r->c, "Last-Event-ID");
-    char since[24];
-    int hs = ui__query(r, "since", since, sizeof since);
-    if (hs < 0)
-        return 400;
-    if (lei && ui__parse_id(lei, strlen(lei)) >= 0)
-        sent = ui__parse_id(lei, strlen(lei));
-    else if (hs && (sent = ui__parse_id(since, strlen(since))) < 0)
-        return ui__error(r, 400, NULL, "'since' must be an event id (a number), not '%s'", since);
-    if (!ui__stream_enter(w))
-        return ui__error(r, 503, NULL, "too many open streams (at most %d)", UI__MAX_STREAMS);
-    mg_printf(r->c,
-              "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream; charset=utf-8\r\n"
-              "X-Accel-Buffering: no\r\n%s\r\n",
-              ui__sec_headers);
-    if (!r->head && mg_printf(r->c, "retry: 2000\n\n") > 0) {
-        pthread_mutex_lock(&w->mu);
-        for (;;) {
-            ui__buf b = {0};
-            struct timespec until;
-            int rc = 0, n;
-            ui__deadline(&until, UI__KEEPALIVE_S);
-            while (!w->stopping && sent >= w->last_id && live_seen == w->live_ver && rc == 0)
-                rc = pthread_cond_timedwait(&w->ev_cond, &w->mu, &until);
-            if (w->stopping)
-                break;
-            /* Events first, then the state they led to. */
-            if (sent < w->last_id - w->keep)
-                sent = w->last_id - w->keep; /* a slow page lost the oldest */
-            if (sent > w->last_id)
-                sent = w->last_id; /* a stale Last-Event-ID from another run */
-            for (; sent < w->last_id; sent++)
-                ui__buf_add(&b, "id: %lld\nevent: event\ndata: %s\n\n", sent + 1,
-                            w->ring[(sent + 1) % w->keep]);
-            if (live_seen != w->live_ver) {
-                cJSON *doc = ui__live_doc(w, false);
-                char *s = doc ? cJSON_PrintUnformatted(doc) : NULL;
-                if (s)
-                    ui__buf_add(&b, "event: live\ndata: %s\n\n", s);
-                cJSON_free(s);
-                cJSON_Delete(doc);
-                live_seen = w->live_ver;
-            }
-            if (!b.len)
-                ui__buf_add(&b, ": keep-alive\n\n");
-            pthread_mutex_unlock(&w->mu);
-            n = b.failed ? -1 : mg_write(r->c, b.s, b.len);
-            free(b.s);
-            pthread_mutex_lock(&w->mu);
-            if (n <= 0)
-                break;
-        }
-        pthread_mutex_unlock(&w->mu);
-    }
-    ui__stream_leave(w);
-    return 200;
-}
-
-static int ui__api_frame(ui__req *r)
-{
-    ui__frame *f;
-    int rc;
-    pthread_mutex_lock(&r->w->mu);
-    if ((f = r->w->frame))
-        f->refs++;
-    pthread_mutex_unlock(&r->w->mu);
-    if (!f)
-        return ui__error(r, 404, NULL, "no camera frame yet");
-    rc = ui__send(r, 200, "image/jpeg", f->data, f->len, NULL);
-    pthread_mutex_lock(&r->w->mu);
-    ui__frame_unref(f);
-    pthread_mutex_unlock(&r->w->mu);
-    return rc;
-}
-
-/* GET /api/frame.mjpg: each new frame as one part of a multipart stream
- * (the latest only: a slow page skips frames rather than lagging); the
- * same frame again every UI__KEEPALIVE_S seconds so a closed page is
- * noticed. */
-static int ui__api_mjpeg(ui__req *r)
-{
-    ui_web *w = r->w;
-    long long seen = -1;
-    bool any;
-    /* Browsers give up on a multipart image that starts without a part:
-     * before the first frame the page is told to come back later. */
-    pthread_mutex_lock(&w->mu);
-    any = w->frame != NULL;
-    pthread_mutex_unlock(&w->mu);
-    if (!any)
-        return ui__error(r, 404, NULL, "no camera frame yet");
-    if (!ui__stream_enter(w))
-        return ui__error(r, 503, NULL, "too many open streams (at most %d)", UI__MAX_STREAMS);
-    mg_printf(r->c,
-              "HTTP/1.1 200 OK\r\nContent-Type: multipart/x-mixed-replace; boundary=tablecamframe\r\n"
-              "%s\r\n--tablecamframe\r\nContent-Type: image/jpeg\r\n\r\n",
-              ui__sec_headers);
-    pthread_mutex_lock(&w->mu);
-    while (!r->head) {
-        struct timespec until;
-        ui__frame *f;
-        int rc = 0, ok;
-        ui__deadline(&until, UI__KEEPALIVE_S);
-        while (!w->stopping && (seen == w->frame_ver || !w->frame) && rc == 0)
-            rc = pthread_cond_timedwait(&w->frame_cond, &w->mu, &until);
-        if (w->stopping)
-            break;
-        if (!(f = w->frame))
-            continue;
-        f->refs++;
-        seen = w->frame_ver;
-        pthread_mutex_unlock(&w->mu);
-        /* Each part is closed by the next boundary and that part's headers
-         * at once: a browser shows a part only when the next one has
-         * begun, so the parts carry no Content-Length (they are delimited
-         * by the boundary alone). */
-        ok = mg_write(r->c, f->data, f->len) > 0 &&
-             mg_printf(r->c, "\r\n--tablecamframe\r\nContent-Type: image/jpeg\r\n\r\n") > 0;
-        pthread_mutex_lock(&w->mu);
-        ui__frame_unref(f);
-        if (!ok)
-            break;
-    }
-    pthread_mutex_unlock(&w->mu);
-    ui__stream_leave(w);
-    return 200;
-}
-
-/* ---- the page's actions ---- */
-
-static int ui__hook_result(ui__req *r, int rc, const base_err *err, const char *what)
-{
-    cJSON *o;
-    if (rc == 0) {
-        o = cJSON_CreateObject();
-        cJSON_AddBoolToObject(o, "ok", true);
-        return ui__send_json(r, 200, o, NULL);
-    }
-    if (rc == BASE_EINVAL || rc == BASE_EPARSE || rc == BASE_ERANGE)
-        return ui__error(r, 400, NULL, "%s", err->msg[0] ? err->msg : base_strerror(rc));
-    if (rc == BASE_ESTATE)
-        return ui__error(r, 409, NULL, "%s", err->msg[0] ? err->msg : base_strerror(rc));
-    if (rc == BASE_EBUSY)
-        return ui__error(r, 503, NULL, "%s", err->msg[0] ? err->msg : base_strerror(rc));
-    return ui__error(r, 500, NULL, "%s failed: %s", what, err->msg[0] ? err->msg : base_strerror(rc));
-}
-
-static int ui__no_referee(ui__req *r)
-{
-    return ui__error(r, 503, NULL, "no live referee is attached (this server only shows the history)");
-}
-
-static int ui__api_signal(ui__req *r)
-{
-    ui_web *w = r->w;
-    cJSON *body;
-    const cJSON *jp, *jt;
-    char game[32];
-    int nplayers, rc, type, player;
-    base_err err;
-    unsigned allowed;
-    if ((rc = ui__json_body(r, &body)) != 0)
-        return rc;
-    jp = cJSON_GetObjectItemCaseSensitive(body, "player");
-    jt = cJSON_GetObjectItemCaseSensitive(body, "type");
-    if (!cJSON_IsNumber(jp) || jp->valuedouble != (double)jp->valueint) {
-        cJSON_Delete(body);
-        return ui__error(r, 400, NULL, "\"player\" must be a seat number (0 moves first)");
-    }
-    player = jp->valueint;
-    type = !cJSON_IsString(jt)                    ? -1
-           : strcmp(jt->valuestring, "pass") == 0   ? RULES_MOVE_PASS
-           : strcmp(jt->valuestring, "reroll") == 0 ? RULES_MOVE_REROLL
-           : strcmp(jt->valuestring, "draw") == 0   ? RULES_MOVE_DRAW
-                                                    : -1;
-    cJSON_Delete(body);
-    if (type < 0)
-        return ui__error(r, 400, NULL, "\"type\" must be \"pass\", \"reroll\" or \"draw\"");
-    pthread_mutex_lock(&w->mu);
-    snprintf(game, sizeof game, "%s", w->live_game);
-    nplayers = w->live_nplayers;
-    pthread_mutex_unlock(&w->mu);
-    if (player < 0 || player >= (nplayers > 0 ? nplayers : RULES_MAX_PLAYERS))
-        return ui__error(r, 400, NULL, "\"player\" %d is not a seat of this game (0 to %d)", player,
-                         (nplayers > 0 ? nplayers : RULES_MAX_PLAYERS) - 1);
-    allowed = game[0] ? ui_web_signal_types(game) : ~0u;
-    if (!(allowed & (1u << type)))
-        return ui__error(r, 400, NULL, "%s has no '%s' turn to signal", game,
-                         ui__move_type_name(type));
-    if (!w->has_hooks || !w->hooks.signal)
-        return ui__no_referee(r);
-    base_err_clear(&err);
-    rc = w->hooks.signal(w->hooks.ctx, player, type, &err);
-    return ui__hook_result(r, rc, &err, "the signal");
-}
-
-static int ui__api_undo(ui__req *r)
-{
-    ui_web *w = r->w;
-    cJSON *body;
-    base_err err;
-    int rc;
-    if ((rc = ui__json_body(r, &body)) != 0)
-        return rc;
-    cJSON_Delete(body);
-    if (!w->has_hooks || !w->hooks.undo)
-        return ui__no_referee(r);
-    base_err_clear(&err);
-    rc = w->hooks.undo(w->hooks.ctx, &err);
-    return ui__hook_result(r, rc, &err, "the undo");
-}
-
-static int ui__api_correct(ui__req *r)
-{
-    ui_web *w = r->w;
-    cJSON *body;
-    const cJSON *move;
-    char game[32], *text;
-    base_err err;
-    int rc;
-    if ((rc = ui__json_body(r, &body)) != 0)
-        return rc;
-    move = cJSON_GetObjectItemCaseSensitive(body, "move");
-    if (!cJSON_IsObject(move)) {
-        cJSON_Delete(body);
-        return ui__error(r, 400, NULL, "the body needs \"move\": the corrected move as an object");
-    }
-    pthread_mutex_lock(&w->mu);
-    snprintf(game, sizeof game, "%s", w->live_game);
-    pthread_mutex_unlock(&w->mu);
-    if (game[0] && rules_game_available(game)) {
-        rules_move *m = malloc(sizeof *m);
-        if (!m) {
-            cJSON_Delete(body);
-            return ui__error(r, 500, NULL, "out of memory");
-        }
-        rc = rules_move_from_json(game, move, m, &err);
-        free(m);
-        if (rc != 0) {
-            cJSON_Delete(body);
-            return ui__error(r, 400, NULL, "\"move\" is not a %s move: %s", game, err.msg);
-        }
-    }
-    text = cJSON_PrintUnformatted(move);
-    cJSON_Delete(body);
-    if (!text)
-        return ui__error(r, 500, NULL, "out of memory");
-    if (!w->has_hooks || !w->hooks.correct_last) {
-        cJSON_free(text);
-        return ui__no_referee(r);
-    }
-    base_err_clear(&err);
-    rc = w->hooks.correct_last(w->hooks.ctx, text, &err);
-    cJSON_free(text);
-    return ui__hook_result(r, rc, &err, "the correction");
 }
 
 /* ---- routing ---- */
@@ -1073,9 +599,20 @@ static int ui__method(ui__req *r, const char *allowed)
 {
     char allow[64];
     snprintf(allow, sizeof allow, "Allow: %s\r\n", allowed);
-    return ui__error(r, 405, allow, "%s %s is not allowed (allowed: %s)", r->ri->request_method,
-                     r->path, allowed);
+    return ui__web_error(r, 405, allow, "%s %s is not allowed (allowed: %s)", r->ri->request_method,
+                         r->path, allowed);
 }
+
+/* The page's actions: POST only, and only from the page itself. */
+static const struct {
+    const char *path;
+    int (*run)(ui__req *r);
+} ui__actions[] = {
+    {"/api/signal", ui__web_api_signal},
+    {"/api/undo", ui__web_api_undo},
+    {"/api/correct", ui__web_api_correct},
+    {"/api/answer", ui__web_api_answer},
+};
 
 static int ui__route(ui__req *r)
 {
@@ -1084,40 +621,41 @@ static int ui__route(ui__req *r)
     const struct ui__web_asset *a;
 
     r->head = strcmp(m, "HEAD") == 0;
-    if (strcmp(p, "/api/signal") == 0 || strcmp(p, "/api/undo") == 0 ||
-        strcmp(p, "/api/correct") == 0) {
+    for (size_t i = 0; i < sizeof ui__actions / sizeof ui__actions[0]; i++) {
+        if (strcmp(p, ui__actions[i].path) != 0)
+            continue;
         if (!post)
             return ui__method(r, "POST");
         if (!ui__origin_ok(r))
-            return ui__error(r, 403, NULL, "this action may only come from the tablecam page itself");
-        return p[5] == 's' ? ui__api_signal(r) : p[5] == 'u' ? ui__api_undo(r) : ui__api_correct(r);
+            return ui__web_error(r, 403, NULL, "this action may only come from the tablecam page itself");
+        return ui__actions[i].run(r);
     }
     if (strncmp(p, "/api/", 5) == 0 || strcmp(p, "/api") == 0) {
         bool known = strcmp(p, "/api/live") == 0 || strcmp(p, "/api/events") == 0 ||
                      strcmp(p, "/api/frame.jpg") == 0 || strcmp(p, "/api/frame.mjpg") == 0 ||
                      strcmp(p, "/api/matches") == 0 || strncmp(p, "/api/matches/", 13) == 0;
         if (!known)
-            return ui__error(r, 404, NULL, "no such resource: %s", p);
+            return ui__web_error(r, 404, NULL, "no such resource: %s", p);
         if (!get)
             return ui__method(r, "GET, HEAD");
         if (strcmp(p, "/api/live") == 0)
-            return ui__api_live(r);
+            return ui__web_api_live(r);
         if (strcmp(p, "/api/events") == 0)
-            return ui__api_events(r);
+            return ui__web_api_events(r);
         if (strcmp(p, "/api/frame.jpg") == 0)
-            return ui__api_frame(r);
+            return ui__web_api_frame(r);
         if (strcmp(p, "/api/frame.mjpg") == 0)
-            return ui__api_mjpeg(r);
+            return ui__web_api_mjpeg(r);
         if (strcmp(p, "/api/matches") == 0)
             return ui__api_matches(r);
         return ui__route_match(r, p + 13);
     }
     if (!(a = ui__asset(p)))
-        return ui__error(r, 404, NULL, "no such page or file: %s", p);
+        return ui__web_error(r, 404, NULL, "no such page or file: %s", p);
     if (!get)
         return ui__method(r, "GET, HEAD");
-    return ui__send(r, 200, a->type, a->data, a->len,
-                    strncmp(a->type, "text/html", 9) == 0 ? ui__csp_page : NULL);
+    return ui__web_send(r, 200, a->type, a->data, a->len,
+                        strncmp(a->type, "text/html", 9) == 0 ? ui__csp_page : NULL);
 }
 
 static int ui__begin_request(struct mg_connection *c)
@@ -1130,18 +668,18 @@ static int ui__begin_request(struct mg_connection *c)
     r.path = ri->local_uri_raw ? ri->local_uri_raw : ri->local_uri;
     r.head = ri->request_method && strcmp(ri->request_method, "HEAD") == 0;
     if (!r.path || r.path[0] != '/' || !ri->request_method)
-        return ui__error(&r, 400, NULL, "the request names no path on this server");
+        return ui__web_error(&r, 400, NULL, "the request names no path on this server");
     if (ui__climbs(r.path))
-        return ui__error(&r, 400, NULL, "the path leaves the web app ('..' or '\\'): refused");
+        return ui__web_error(&r, 400, NULL, "the path leaves the web app ('..' or '\\'): refused");
     if (!r.w->has_token && !ui__host_ok(r.w, mg_get_header(c, "Host")))
-        return ui__error(&r, 403, NULL,
-                         "this server answers only to its own address (Host: %s); "
-                         "start it with --token to share it",
-                         mg_get_header(c, "Host"));
+        return ui__web_error(&r, 403, NULL,
+                             "this server answers only to its own address (Host: %s); "
+                             "start it with --token to share it",
+                             mg_get_header(c, "Host"));
     if (!ui__authorized(&r))
-        return ui__error(&r, 401, "WWW-Authenticate: Bearer realm=\"tablecam\"\r\n",
-                         "this server needs its access token: open the page with ?token=T, "
-                         "or send the header 'Authorization: Bearer T'");
+        return ui__web_error(&r, 401, "WWW-Authenticate: Bearer realm=\"tablecam\"\r\n",
+                             "this server needs its access token: open the page with ?token=T, "
+                             "or send the header 'Authorization: Bearer T'");
     return ui__route(&r);
 }
 
@@ -1160,7 +698,7 @@ static int ui__http_error(struct mg_connection *c, int status, const char *msg)
     if (!s)
         return 1;
     mg_printf(c, "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\nContent-Length: %zu\r\n%s\r\n%s",
-              status, mg_get_response_code_text(c, status), strlen(s), ui__sec_headers, s);
+              status, mg_get_response_code_text(c, status), strlen(s), ui__web_sec_headers, s);
     cJSON_free(s);
     return 0;
 }
@@ -1244,7 +782,7 @@ int ui_web_new(const ui_web_config *cfg, ui_web **out, base_err *err)
         return base_err_set(err, BASE_ENOMEM, "out of memory");
     w->keep = cfg && cfg->keep_events > 0 ? cfg->keep_events : UI__DEFAULT_KEEP;
     if (!(w->ring = calloc((size_t)w->keep, sizeof *w->ring)) ||
-        (cfg && cfg->db_path && !(w->db_path = ui__strdup(cfg->db_path)))) {
+        (cfg && cfg->db_path && !(w->db_path = ui__web_strdup(cfg->db_path)))) {
         free(w->ring);
         free(w);
         return base_err_set(err, BASE_ENOMEM, "out of memory");
@@ -1364,8 +902,9 @@ void ui_web_free(ui_web *w)
     free(w->ring);
     free(w->alert);
     free(w->notice);
+    free(w->question);
     free(w->live);
-    ui__frame_unref(w->frame);
+    ui__web_frame_unref(w->frame);
     free(w->db_path);
     pthread_cond_destroy(&w->ev_cond);
     pthread_cond_destroy(&w->frame_cond);
@@ -1382,208 +921,4 @@ const char *ui_web_url(const ui_web *w, char *buf, size_t n)
     snprintf(buf, n, "http://%s:%d/%s%s", host, w->port, w->has_token ? "?token=" : "",
              w->has_token ? w->token : "");
     return buf;
-}
-
-int ui_web_publish(ui_web *w, const char *event_json)
-{
-    cJSON *o = event_json ? cJSON_Parse(event_json) : NULL;
-    const cJSON *kind;
-    char *s;
-    bool raise, clear;
-    if (!cJSON_IsObject(o)) {
-        cJSON_Delete(o);
-        return BASE_EPARSE;
-    }
-    kind = cJSON_GetObjectItemCaseSensitive(o, "kind");
-    raise = cJSON_IsString(kind) &&
-            (strcmp(kind->valuestring, "illegal") == 0 || strcmp(kind->valuestring, "confirm") == 0);
-    clear = !raise;
-    pthread_mutex_lock(&w->mu);
-    cJSON_DeleteItemFromObjectCaseSensitive(o, "id");
-    cJSON_AddNumberToObject(o, "id", (double)(w->last_id + 1));
-    if (!(s = cJSON_PrintUnformatted(o))) {
-        pthread_mutex_unlock(&w->mu);
-        cJSON_Delete(o);
-        return BASE_ENOMEM;
-    }
-    cJSON_Delete(o);
-    w->last_id++;
-    free(w->ring[w->last_id % w->keep]);
-    w->ring[w->last_id % w->keep] = s;
-    if (raise || (clear && w->alert)) {
-        free(w->alert);
-        w->alert = raise ? ui__strdup(s) : NULL;
-        w->live_ver++; /* the broadcast for the event wakes the streams */
-    }
-    pthread_cond_broadcast(&w->ev_cond);
-    pthread_mutex_unlock(&w->mu);
-    return 0;
-}
-
-/* The live state changed: bump its version and wake the event streams,
-   which send it anew. The caller holds w->mu. */
-static void ui__live_changed(ui_web *w)
-{
-    w->live_ver++;
-    pthread_cond_broadcast(&w->ev_cond);
-}
-
-int ui_web_set_live(ui_web *w, const char *live_json)
-{
-    cJSON *o = NULL;
-    char *s = NULL;
-    const cJSON *game, *players;
-    if (live_json) {
-        o = cJSON_Parse(live_json);
-        if (!cJSON_IsObject(o)) {
-            cJSON_Delete(o);
-            return BASE_EPARSE;
-        }
-        if (!(s = cJSON_PrintUnformatted(o))) {
-            cJSON_Delete(o);
-            return BASE_ENOMEM;
-        }
-    }
-    game = cJSON_GetObjectItemCaseSensitive(o, "game");
-    players = cJSON_GetObjectItemCaseSensitive(o, "players");
-    pthread_mutex_lock(&w->mu);
-    free(w->live);
-    w->live = s;
-    snprintf(w->live_game, sizeof w->live_game, "%s", cJSON_IsString(game) ? game->valuestring : "");
-    w->live_nplayers = cJSON_IsArray(players) ? cJSON_GetArraySize(players) : 0;
-    ui__live_changed(w);
-    pthread_mutex_unlock(&w->mu);
-    cJSON_Delete(o);
-    return 0;
-}
-
-int ui_web_set_notice(ui_web *w, const char *text)
-{
-    char *s = NULL;
-    if (text && !(s = ui__strdup(text)))
-        return BASE_ENOMEM;
-    pthread_mutex_lock(&w->mu);
-    free(w->notice);
-    w->notice = s;
-    ui__live_changed(w);
-    pthread_mutex_unlock(&w->mu);
-    return 0;
-}
-
-int ui_web_set_frame(ui_web *w, const unsigned char *jpeg, size_t len)
-{
-    ui__frame *f;
-    if (!jpeg || len < 3 || jpeg[0] != 0xFF || jpeg[1] != 0xD8 || jpeg[2] != 0xFF)
-        return BASE_EINVAL;
-    if (!(f = malloc(sizeof *f + len)))
-        return BASE_ENOMEM;
-    f->refs = 1;
-    f->len = len;
-    memcpy(f->data, jpeg, len);
-    pthread_mutex_lock(&w->mu);
-    if (!w->frame)
-        ui__live_changed(w); /* the pages learn that there is a picture now */
-    ui__frame_unref(w->frame);
-    w->frame = f;
-    w->frame_ver++;
-    pthread_cond_broadcast(&w->frame_cond);
-    pthread_mutex_unlock(&w->mu);
-    return 0;
-}
-
-/* ---- JSON for the pages ---- */
-
-static char *ui__print_free(cJSON *o)
-{
-    char *s = o ? cJSON_PrintUnformatted(o) : NULL, *copy;
-    cJSON_Delete(o);
-    if (!s)
-        return NULL;
-    copy = ui__strdup(s); /* plain malloc'ed, whatever cJSON's allocator */
-    cJSON_free(s);
-    return copy;
-}
-
-static cJSON *ui__winners_json(unsigned winners, int n)
-{
-    cJSON *a = cJSON_CreateArray();
-    for (int i = 0; i < n; i++)
-        if (winners & (1u << i))
-            cJSON_AddItemToArray(a, cJSON_CreateNumber(i));
-    return a;
-}
-
-char *ui_web_event_json(const char *game, const ref_event *ev)
-{
-    cJSON *o = cJSON_CreateObject();
-    const rules_verdict *v = ev->verdict;
-    if (!o)
-        return NULL;
-    cJSON_AddStringToObject(o, "kind", ref_event_name(ev->kind));
-    if (ev->seq > 0)
-        cJSON_AddNumberToObject(o, "seq", ev->seq);
-    if (ev->player >= 0)
-        cJSON_AddNumberToObject(o, "player", ev->player);
-    cJSON_AddStringToObject(o, "text", ev->text);
-    if (ev->move) {
-        cJSON *m = rules_move_to_json(game, ev->move);
-        if (m)
-            cJSON_AddItemToObject(o, "move", m);
-    }
-    if (v) {
-        cJSON_AddBoolToObject(o, "legal", v->legal);
-        cJSON_AddNumberToObject(o, "points", v->points);
-        cJSON_AddItemToObject(o, "scores", cJSON_CreateIntArray(v->scores, v->nplayers));
-        if (!v->legal) {
-            cJSON_AddStringToObject(o, "rule", v->rule);
-            cJSON_AddStringToObject(o, "reason", v->reason);
-        }
-        if (v->note[0])
-            cJSON_AddStringToObject(o, "note", v->note);
-        if (v->over) {
-            cJSON_AddBoolToObject(o, "over", true);
-            cJSON_AddItemToObject(o, "winners", ui__winners_json(v->winners, v->nplayers));
-        }
-    }
-    if (ev->restore) {
-        cJSON *p = rules_pieces_to_json(game, ev->restore, ev->nrestore);
-        if (p)
-            cJSON_AddItemToObject(o, "restore", p);
-    }
-    return ui__print_free(o);
-}
-
-char *ui_web_live_json(const rules_game *g, const char *const *players, int nplayers,
-                       int64_t match_id)
-{
-    rules_status st;
-    cJSON *o = cJSON_CreateObject(), *names, *pos;
-    const char *game = rules_game_id(g);
-    if (!o)
-        return NULL;
-    rules_game_status(g, &st);
-    cJSON_AddStringToObject(o, "game", game);
-    if (match_id > 0)
-        cJSON_AddNumberToObject(o, "match", (double)match_id);
-    names = cJSON_AddArrayToObject(o, "players");
-    for (int i = 0; i < st.nplayers; i++) {
-        char buf[32];
-        snprintf(buf, sizeof buf, "Player %d", i + 1);
-        cJSON_AddItemToArray(names, cJSON_CreateString(players && i < nplayers && players[i]
-                                                           ? players[i]
-                                                           : buf));
-    }
-    cJSON_AddItemToObject(o, "scores", cJSON_CreateIntArray(st.scores, st.nplayers));
-    cJSON_AddNumberToObject(o, "to_move", st.to_move);
-    cJSON_AddBoolToObject(o, "over", st.over);
-    cJSON_AddItemToObject(o, "winners", ui__winners_json(st.over ? st.winners : 0, st.nplayers));
-    cJSON_AddNumberToObject(o, "moves", st.moves);
-    cJSON_AddNumberToObject(o, "round", st.round);
-    cJSON_AddNumberToObject(o, "bag", st.bag);
-    cJSON_AddItemToObject(o, "hands", cJSON_CreateIntArray(st.hand, st.nplayers));
-    if ((pos = rules_position_to_json(g)))
-        cJSON_AddItemToObject(o, "position", pos);
-    cJSON_AddBoolToObject(o, "board_svg", ui_board_has_svg(game));
-    cJSON_AddItemToObject(o, "signals", ui__signals_json(game));
-    return ui__print_free(o);
 }

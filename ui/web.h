@@ -10,9 +10,10 @@
  * its own connection).  Live data comes from the caller (the `watch` and
  * `demo` loops): ui_web_publish() pushes each referee event to every open
  * page as server-sent events, ui_web_set_live() sets the state a page
- * loads first, ui_web_set_frame() the latest annotated camera frame.  The
- * pages' actions (turn signals, undo, corrections) come back through
- * hooks.  See docs/web.md for the API and the pages.
+ * loads first, ui_web_set_question() the referee's open question,
+ * ui_web_set_frame() the latest annotated camera frame.  The pages'
+ * actions (turn signals, undo, corrections, answers to a question) come
+ * back through hooks.  See docs/web.md for the API and the pages.
  *
  * Security: the server binds 127.0.0.1 unless told otherwise; any other
  * address needs a token that every request then carries. */
@@ -31,10 +32,11 @@ typedef struct ui_web ui_web;
 /* What the live page's buttons do.  Each hook is called from a server
  * thread while the request waits, so it must only queue the action for the
  * thread that owns the referee and return at once: 0 when queued, or a
- * BASE_E* code with err set (BASE_EINVAL / BASE_EPARSE: the request was
- * wrong, 400; BASE_ESTATE: not now, 409; anything else 500).  What the
- * action leads to reaches the pages as published events.  A NULL hook
- * answers 503 like a server without hooks. */
+ * BASE_E* code with err set (BASE_EINVAL / BASE_EPARSE / BASE_ERANGE: the
+ * request was wrong, 400; BASE_ESTATE: not now, 409; BASE_EBUSY: too many
+ * waiting, 503; anything else 500), err's message becoming the answer's
+ * "error".  What the action leads to reaches the pages as published
+ * events.  A NULL hook answers 503 like a server without hooks. */
 typedef struct ui_web_hooks {
     void *ctx;
     /* A turn the camera cannot see: type is RULES_MOVE_PASS, _REROLL or
@@ -46,6 +48,12 @@ typedef struct ui_web_hooks {
      * compact JSON text (already checked with the live game's codec when
      * the live state names the game). */
     int (*correct_last)(void *ctx, const char *move_json, base_err *err);
+    /* The players' answer to the referee's question id: answer is an
+     * index into its answers (0-based), or REF_ANSWER_NONE for "no piece
+     * there" (the server has checked only that it lies in -1 ..
+     * REF_MAX_ANSWERS - 1).  BASE_ESTATE when that question is not open,
+     * BASE_ERANGE for an answer it does not offer. */
+    int (*answer)(void *ctx, int question, int answer, base_err *err);
 } ui_web_hooks;
 
 typedef struct ui_web_config {
@@ -97,6 +105,12 @@ int ui_web_set_live(ui_web *w, const char *live_json);
  * Thread-safe. */
 int ui_web_set_notice(ui_web *w, const char *text);
 
+/* Sets the question the referee has open (a JSON object;
+ * ui_web_question_json() makes it), shown on the page with one button an
+ * answer until replaced; NULL: none is open.  In GET /api/live as
+ * "question".  BASE_EPARSE when not a JSON object.  Thread-safe. */
+int ui_web_set_question(ui_web *w, const char *question_json);
+
 /* Sets the latest camera frame (JPEG bytes, copied), served as a stream on
  * GET /api/frame.mjpg and as a still on GET /api/frame.jpg.  BASE_EINVAL
  * when the bytes do not start like a JPEG (FF D8 FF).  Thread-safe. */
@@ -106,10 +120,18 @@ int ui_web_set_frame(ui_web *w, const unsigned char *jpeg, size_t len);
 
 /* A referee event as published: {"kind":"move","seq":3,"player":0,
  * "text":"...","move":{...},"legal":true,"points":5,"scores":[...],
- * "rule":...,"reason":...,"restore":{position}}: the keys that apply to
- * the kind.  game is the game id.  Returns malloc'ed text (free()) or NULL
- * when out of memory. */
+ * "rule":...,"reason":...,"restore":{position},"question":{...}}: the keys
+ * that apply to the kind ("question", ui_web_question_json()'s object, on
+ * a confirm that asks one).  game is the game id.  Returns malloc'ed text
+ * (free()) or NULL when out of memory. */
 char *ui_web_event_json(const char *game, const ref_event *ev);
+
+/* A question of the referee as the pages show it: {"id":3,"text":"...",
+ * "answers":[{"label":"purple clover","p":0.55,"piece":{...}},...],
+ * "none":true,"x_mm":120.5,"y_mm":80} (x_mm and y_mm only when known;
+ * "piece" is rules_piece_to_json()'s; p to 4 decimals, millimetres to
+ * 0.1).  Returns malloc'ed text (free()) or NULL when out of memory. */
+char *ui_web_question_json(const char *game, const ref_question *q);
 
 /* The live state of a game: {"game":G,"match":ID,"players":[names],
  * "scores":[...],"to_move":P,"over":false,"winners":[...],"round":R,

@@ -7,6 +7,12 @@
  * input, one JSON command a line:
  *   {"table":[qwirkle pieces...]}   a still table, as the camera read it
  *   {"frame":"BASE64 JPEG"}         the camera picture
+ *   {"notice":"TEXT"|null}          the camera's advice, as watch sets it
+ *   {"ask":{question}}              the referee asks a question (a confirm
+ *                                   event carrying it; the object as
+ *                                   ui_web_question_json() makes it)
+ *   {"expect_answer":[ID,K]}        "ok" when the last answer tapped was
+ *                                   answer K to question ID
  *   {"quit":true}
  * Each command is answered with one line on stdout: "ok" or "error: ...".
  * The first stdout line is the page's address. */
@@ -24,19 +30,22 @@
 #include "rules.h"
 #include "web.h"
 
-enum { ACT_SIGNAL, ACT_UNDO, ACT_CORRECT };
+enum { ACT_SIGNAL, ACT_UNDO, ACT_CORRECT, ACT_ANSWER };
 
 typedef struct action {
-    int kind, player, type;
+    int kind, player, type; /* ACT_ANSWER: player is the question, type the answer */
     char *move;
 } action;
 
 typedef struct driver {
     ui_web *web;
     ref_referee *ref;
-    pthread_mutex_t mu; /* guards the queue: hooks run on server threads */
+    pthread_mutex_t mu; /* guards the queue and the question: hooks run on server threads */
     action queue[64];
     int nqueue;
+    ref_question q; /* the question open, as watch keeps it */
+    bool q_open;
+    int last_question, last_answer; /* the last answer tapped (0, 0: none) */
 } driver;
 
 static const char *const names[] = {"Ann", "Bob"};
@@ -73,6 +82,25 @@ static int hook_correct(void *ctx, const char *move, base_err *err)
     return enqueue(ctx, a, err);
 }
 
+/* What watch's answer hook does: only the open question's answers. */
+static int hook_answer(void *ctx, int question, int answer, base_err *err)
+{
+    driver *d = ctx;
+    action a = {ACT_ANSWER, question, answer, NULL};
+    int rc = 0;
+    pthread_mutex_lock(&d->mu);
+    if (!d->q_open || d->q.id != question)
+        rc = base_err_set(err, BASE_ESTATE, "question %d is not open", question);
+    else if (!(answer == REF_ANSWER_NONE && d->q.none) && !(answer >= 0 && answer < d->q.nanswers))
+        rc = base_err_set(err, BASE_ERANGE, "question %d has no answer %d", question, answer);
+    else {
+        d->last_question = question;
+        d->last_answer = answer;
+    }
+    pthread_mutex_unlock(&d->mu);
+    return rc ? rc : enqueue(d, a, err);
+}
+
 static void publish_live(driver *d)
 {
     char *live = ui_web_live_json(ref_game(d->ref), names, 2, ref_match_id(d->ref));
@@ -84,10 +112,59 @@ static void publish_live(driver *d)
 static void on_event(void *ctx, const ref_event *ev)
 {
     driver *d = ctx;
-    char *s = ui_web_event_json("qwirkle", ev);
+    const ref_question *q = ev->kind == REF_EV_CONFIRM ? ev->question : NULL;
+    char *s = ui_web_event_json("qwirkle", ev), *qs = q ? ui_web_question_json("qwirkle", q) : NULL;
+    /* Whatever follows a question settles it; a new one replaces it (set
+     * before the event goes out, as watch does). */
+    pthread_mutex_lock(&d->mu);
+    d->q_open = q != NULL;
+    if (q)
+        d->q = *q;
+    pthread_mutex_unlock(&d->mu);
+    ui_web_set_question(d->web, qs);
+    free(qs);
     if (s)
         ui_web_publish(d->web, s);
     free(s);
+}
+
+/* A question as the pages get it, back into the referee's terms. */
+static int question_from_json(const cJSON *j, ref_question *q, char *msg, size_t cap)
+{
+    const cJSON *id = cJSON_GetObjectItemCaseSensitive(j, "id");
+    const cJSON *text = cJSON_GetObjectItemCaseSensitive(j, "text");
+    const cJSON *answers = cJSON_GetObjectItemCaseSensitive(j, "answers"), *a;
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(j, "x_mm");
+    const cJSON *y = cJSON_GetObjectItemCaseSensitive(j, "y_mm");
+    base_err err;
+    memset(q, 0, sizeof *q);
+    if (!cJSON_IsNumber(id) || !cJSON_IsString(text) || !cJSON_IsArray(answers)) {
+        snprintf(msg, cap, "ask: needs \"id\", \"text\" and \"answers\"");
+        return -1;
+    }
+    q->id = id->valueint;
+    snprintf(q->text, sizeof q->text, "%s", text->valuestring);
+    q->none = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "none"));
+    q->has_xy = cJSON_IsNumber(x) && cJSON_IsNumber(y);
+    q->x_mm = q->has_xy ? x->valuedouble : 0;
+    q->y_mm = q->has_xy ? y->valuedouble : 0;
+    cJSON_ArrayForEach(a, answers)
+    {
+        const cJSON *label = cJSON_GetObjectItemCaseSensitive(a, "label");
+        const cJSON *p = cJSON_GetObjectItemCaseSensitive(a, "p");
+        int k = q->nanswers;
+        if (k == REF_MAX_ANSWERS || !cJSON_IsString(label) || !cJSON_IsNumber(p) ||
+            rules_piece_from_json("qwirkle", cJSON_GetObjectItemCaseSensitive(a, "piece"),
+                                  &q->answer[k], &err) != 0) {
+            snprintf(msg, cap, "ask: answer %d needs \"label\", \"p\" and a qwirkle \"piece\"", k);
+            return -1;
+        }
+        snprintf(q->label[k], sizeof q->label[k], "%s", label->valuestring);
+        q->p[k] = (float)p->valuedouble;
+        q->nanswers++;
+    }
+    q->read = q->answer[0];
+    return 0;
 }
 
 static void run_actions(driver *d)
@@ -110,6 +187,8 @@ static void run_actions(driver *d)
             rc = ref_signal(d->ref, a.player, &m, &err);
         } else if (a.kind == ACT_UNDO) {
             rc = ref_undo(d->ref, &err);
+        } else if (a.kind == ACT_ANSWER) {
+            rc = ref_answer(d->ref, a.player, a.type, &err);
         } else {
             cJSON *j = cJSON_Parse(a.move);
             rc = rules_move_from_json("qwirkle", j, &m, &err);
@@ -140,6 +219,8 @@ static int command(driver *d, const char *line, char *msg, size_t cap)
     const cJSON *table = cJSON_GetObjectItemCaseSensitive(j, "table");
     const cJSON *frame = cJSON_GetObjectItemCaseSensitive(j, "frame");
     const cJSON *notice = cJSON_GetObjectItemCaseSensitive(j, "notice");
+    const cJSON *ask = cJSON_GetObjectItemCaseSensitive(j, "ask");
+    const cJSON *expect = cJSON_GetObjectItemCaseSensitive(j, "expect_answer");
     base_err err;
     int rc = 0;
     if (!j) {
@@ -152,6 +233,27 @@ static int command(driver *d, const char *line, char *msg, size_t cap)
     }
     if (notice) { /* what watch does with the camera's advice */
         ui_web_set_notice(d->web, cJSON_IsString(notice) ? notice->valuestring : NULL);
+    } else if (cJSON_IsObject(ask)) {
+        /* The referee's confirm with a question, as ref_observe would announce it. */
+        ref_question q;
+        if ((rc = question_from_json(ask, &q, msg, cap)) == 0) {
+            ref_event ev;
+            memset(&ev, 0, sizeof ev);
+            ev.kind = REF_EV_CONFIRM;
+            ev.player = -1;
+            snprintf(ev.text, sizeof ev.text, "%s", q.text);
+            ev.question = &q;
+            on_event(d, &ev);
+        }
+    } else if (cJSON_IsArray(expect) && cJSON_GetArraySize(expect) == 2) {
+        int id = cJSON_GetArrayItem(expect, 0)->valueint, k = cJSON_GetArrayItem(expect, 1)->valueint;
+        pthread_mutex_lock(&d->mu);
+        if (d->last_question != id || d->last_answer != k) {
+            snprintf(msg, cap, "the last answer was %d to question %d, not %d to %d", d->last_answer,
+                     d->last_question, k, id);
+            rc = -1;
+        }
+        pthread_mutex_unlock(&d->mu);
     } else if (cJSON_IsArray(table)) {
         rules_piece p[128];
         int n = 0;
@@ -228,6 +330,7 @@ int main(int argc, char **argv)
     hooks.signal = hook_signal;
     hooks.undo = hook_undo;
     hooks.correct_last = hook_correct;
+    hooks.answer = hook_answer;
     cfg.listen = "127.0.0.1:0";
     cfg.db_path = dbpath;
     cfg.hooks = &hooks;

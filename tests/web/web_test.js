@@ -1,7 +1,8 @@
 /* tests/web/web_test.js: the web app as a player and an organiser use it,
  * in headless chromium.  Live: the scoreboard follows the referee, an
  * illegal move raises the red banner and beeps, the turn-signal and undo
- * buttons reach the referee.  History: the list, a filter, a match replayed
+ * buttons reach the referee, a question of the referee shows its answers
+ * as big buttons and a tap answers it.  History: the list, a filter, a match replayed
  * move by move with its board, photo slot and score chart.  Screenshots go
  * to opts.out for a person to look at.  Called by run.js. */
 'use strict';
@@ -131,6 +132,46 @@ async function run(opts) {
       await expectText('#turn', /Bob.s turn/, 'turn after the undo');
       await expectText('#moves tbody tr', /taken back/, 'the take-back in the moves');
       await shot('live');
+    }],
+    ['a question shows its answers as big buttons, and a tap answers it', async () => {
+      const beeps0 = await page.evaluate(() => Number(document.body.dataset.beeps || 0));
+      await opts.send({ ask: {
+        id: 1, text: 'Is this cube at (2,0) a red diamond or a red star8?', none: true, x_mm: 120, y_mm: 80,
+        answers: [{ label: 'red diamond', p: 0.55, piece: cube(2, 0, 'red', 'diamond') },
+          { label: 'red star8', p: 0.3, piece: cube(2, 0, 'red', 'star8') }],
+      } });
+      await page.waitForSelector('#question:not([hidden])');
+      await expectText('#question-text', /^Is this cube at \(2,0\) a red diamond or a red star8\?$/, 'the question');
+      const buttons = await page.$$eval('#question-answers button', (bs) =>
+        bs.map((b) => b.dataset.answer + ' ' + b.innerText.replace(/\s+/g, ' ').trim()));
+      const want = ['0 red diamond 55 %', '1 red star8 30 %', '-1 No cube there'];
+      if (JSON.stringify(buttons) !== JSON.stringify(want))
+        throw new Error('the answers are ' + JSON.stringify(buttons) + ', not ' + JSON.stringify(want));
+      if (await page.isVisible('#alert')) throw new Error('the question raised the red alert as well');
+      if (await page.evaluate(() => Number(document.body.dataset.beeps || 0)) <= beeps0)
+        throw new Error('no beep was made for the question');
+      const top = await page.$eval('#question', (e) => e.getBoundingClientRect().top);
+      const cam = await page.$eval('.camera', (e) => e.getBoundingClientRect().top);
+      if (!(top < cam)) throw new Error('the question is not above the live view');
+      await expectText('#moves tbody tr', /\? asked/, 'the question in the moves');
+      await shot('live-question');
+      await page.setViewportSize({ width: 390, height: 844 });
+      const sizes = await page.$$eval('#question-answers button', (bs) => bs.map((b) => b.getBoundingClientRect()));
+      if (sizes.some((r) => r.height < 48 || r.width < 300))
+        throw new Error('the answers are too small to tap on a phone: ' + JSON.stringify(sizes.map((r) => [r.width, r.height])));
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      if (overflow > 2) throw new Error('the page with a question is wider than the phone by ' + overflow + ' px');
+      await shot('live-question-phone');
+      await page.setViewportSize({ width: 1280, height: 900 });
+      await page.click('#question-answers button[data-answer="1"]');
+      await expectText('#question-status', /^Sent: red star8\b/, 'the banner after the tap');
+      await opts.send({ expect_answer: [1, 1] });
+      if (!(await page.isVisible('#question'))) throw new Error('the banner went before the referee judged again');
+    }],
+    ['the question goes when the referee has judged the table again', async () => {
+      await opts.send({ table: [...t1, cube(2, 0, 'red', 'diamond')] });
+      await page.waitForSelector('#question', { state: 'hidden' });
+      await expectText('#scoreboard .player[data-seat="1"] .score', /^3$/, 'Bob\'s score');
     }],
     ['the page works on a phone', async () => {
       await page.setViewportSize({ width: 390, height: 844 });

@@ -1,5 +1,6 @@
-/* tablecam web app: the live page (camera, scoreboard, moves, alert, turn
- * signals, corrections) and the match history (list, replay, score chart).
+/* tablecam web app: the live page (camera, scoreboard, moves, alert, the
+ * referee's questions with one-tap answers, turn signals, corrections) and
+ * the match history (list, replay, score chart).
  * No framework and nothing from elsewhere: the server's JSON API
  * (docs/web.md), server-sent events for what happens live, and the DOM. */
 'use strict';
@@ -97,7 +98,7 @@
     switch (e.kind) {
       case 'illegal': return el('span', { class: 'bad', text: '\u2717 ' + (e.rule || 'illegal') });
       case 'takeback': return el('span', { class: 'muted', text: 'taken back' });
-      case 'confirm': return el('span', { class: 'warn', text: '? unclear' });
+      case 'confirm': return el('span', { class: 'warn', text: e.question ? '? asked' : '? unclear' });
       case 'restored': return el('span', { class: 'muted', text: 'table restored' });
       case 'corrected': return el('span', { class: 'good', text: '\u270e corrected' });
       case 'game-over': return el('span', { class: 'good', text: 'game over' });
@@ -158,7 +159,8 @@
   const alertText = document.getElementById('alert-text');
 
   function showAlert(a) {
-    if (!a) {
+    /* A question has its own banner, with the answers to tap. */
+    if (!a || a.question) {
       alertBox.hidden = true;
       document.body.classList.remove('alerting');
       return;
@@ -180,6 +182,72 @@
     noticeBox.hidden = !text;
   }
 
+  /* ---- the referee's question: one big button an answer ---- */
+
+  const questionBox = document.getElementById('question');
+  const question = { id: 0, sending: false };
+
+  function questionStatus(text, bad) {
+    const s = document.getElementById('question-status');
+    s.textContent = text;
+    s.classList.toggle('bad', !!bad);
+  }
+
+  async function answerQuestion(q, k, label, button) {
+    if (question.sending) return;
+    question.sending = true;
+    const buttons = questionBox.querySelectorAll('button');
+    buttons.forEach((b) => { b.disabled = true; });
+    button.classList.add('chosen');
+    questionStatus('Sending\u2026');
+    try {
+      await api('/api/answer', { method: 'POST', body: { question: q.id, answer: k } });
+      if (question.id === q.id) questionStatus('Sent: ' + label + '. The referee judges the table again.');
+    } catch (e) {
+      if (question.id !== q.id) return;
+      button.classList.remove('chosen');
+      buttons.forEach((b) => { b.disabled = false; });
+      questionStatus(e.message, true);
+    } finally {
+      question.sending = false;
+    }
+  }
+
+  /* Shows question q (null: none is open).  The same question again keeps
+   * what was tapped; another replaces it. */
+  function showQuestion(q) {
+    if (!q || typeof q.id !== 'number') {
+      question.id = 0;
+      questionBox.hidden = true;
+      document.body.classList.remove('asking');
+      return;
+    }
+    if (q.id === question.id && !questionBox.hidden) return;
+    question.id = q.id;
+    const game = live.doc && live.doc.game;
+    const noun = game === 'qwirkle' ? 'cube' : game === 'cards' ? 'card' : 'piece';
+    document.getElementById('question-text').textContent = q.text || 'Which piece is this?';
+    const answers = (q.answers || []).map((a, k) => {
+      const pct = typeof a.p === 'number' ? Math.round(a.p * 100) + ' %' : '';
+      const b = el('button', { type: 'button', class: 'answer', 'data-answer': k },
+        el('span', { class: 'answer-label', text: a.label || pieceText(a.piece) }),
+        pct ? el('span', { class: 'answer-p', text: pct }) : null);
+      b.addEventListener('click', () => answerQuestion(q, k, a.label || pieceText(a.piece), b));
+      return b;
+    });
+    if (q.none) {
+      const label = 'No ' + noun + ' there';
+      const b = el('button', { type: 'button', class: 'answer answer-none', 'data-answer': -1 },
+        el('span', { class: 'answer-label', text: label }));
+      b.addEventListener('click', () => answerQuestion(q, -1, label.toLowerCase(), b));
+      answers.push(b);
+    }
+    document.getElementById('question-answers').replaceChildren(...answers);
+    questionStatus('');
+    questionBox.hidden = false;
+    document.body.classList.add('asking');
+  }
+
   function playerName(i) {
     const p = live.doc && live.doc.players;
     return p && p[i] !== undefined ? p[i] : 'Player ' + (i + 1);
@@ -196,6 +264,8 @@
     } else {
       showAlert(null);
     }
+    /* Whatever follows a question settles it; a new one replaces it. */
+    showQuestion(ev.kind === 'confirm' ? ev.question || null : null);
     if (route().name === 'live') renderMoves();
   }
 
@@ -204,6 +274,7 @@
     live.doc = doc;
     showAlert(doc.alert || null);
     showNotice(doc.notice || null);
+    showQuestion(doc.question || null);
     if (route().name === 'live') renderLiveState();
   }
 
@@ -222,6 +293,7 @@
       live.error = null;
       showAlert(doc.alert || null);
       showNotice(doc.notice || null);
+      showQuestion(doc.question || null);
     } catch (e) {
       live.error = e;
       live.loaded = true;
