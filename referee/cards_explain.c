@@ -323,8 +323,8 @@ void ref__remember_read(ref_referee *r, const rules_move *m, const rules_piece *
 /* Replays the record's legal moves from k on, with move k replaced by
  * mk: chain[j] is the game after move k + j, v[j] its verdict.  False
  * (chain freed) when one of them is then illegal. */
-static bool ref__replay_from(const ref_referee *r, int k, const rules_move *mk,
-                             rules_game **chain, rules_verdict *v)
+bool ref__replay_from(const ref_referee *r, int k, const rules_move *mk, rules_game **chain,
+                      rules_verdict *v)
 {
     int n = r->nhist - k;
     bool ok = true;
@@ -342,8 +342,8 @@ static bool ref__replay_from(const ref_referee *r, int k, const rules_move *mk,
 
 /* Stores the replayed moves k.. (chain, v: ref__replay_from), move k now
  * mk (note: why), as corrections of their events, all or none. */
-static int ref__store_chain(ref_referee *r, int k, const rules_move *mk, const char *note,
-                            rules_game *const *chain, const rules_verdict *v, base_err *err)
+int ref__store_chain(ref_referee *r, int k, const rules_move *mk, const char *note,
+                     rules_game *const *chain, const rules_verdict *v, base_err *err)
 {
     int rc;
     if (!r->store)
@@ -354,7 +354,7 @@ static int ref__store_chain(ref_referee *r, int k, const rules_move *mk, const c
         rc = ref__store_correction(
             r, r->hist_seq[k + j], r->hist_player[k + j], j ? &r->hist_move[k + j] : mk, &v[j],
             chain[j], j ? DB_SRC_CAMERA : DB_SRC_CORRECTION,
-            j ? "a card recorded earlier was revised" : note, err);
+            j ? "a piece recorded earlier was revised" : note, err);
     if (rc == 0)
         return db_commit(r->store, err);
     db_rollback(r->store);

@@ -37,6 +37,7 @@
  * next (ref__moved_on). */
 #define REF__MOVED_LEAD 2.0f
 #define REF__MOVED_OPTIONS 4 /* readings of each asked cell tried (the likeliest) */
+#define REF__DOUBTS 32 /* committed pieces read short of REF__ACCUSE, the newest kept */
 
 enum ref__state {
     REF__OK,      /* the table shows the committed position */
@@ -124,6 +125,18 @@ struct ref_referee {
         bool told;           /* "still on the table" said (ref__moved_on) */
     } av;
     int last_seq; /* the seq of the event last recorded (0: none, or no store) */
+    /* Pieces recorded (placed pieces never change: Qwirkle) though read
+     * short of REF__ACCUSE: an illegal verdict that one of their other
+     * readings would undo rests on doubt too (ref__committed_doubt). */
+    struct ref__doubt {
+        int k;         /* the legal move that laid it */
+        rules_piece p; /* as recorded, in the engine's cells */
+        float conf;    /* how sure the camera was of it then */
+        ref_alts alt;  /* what else it may have been: odds against p */
+    } doubt[REF__DOUBTS];
+    int ndoubt;
+    int qdoubt;          /* the open question is about doubt[qdoubt]; -1: a new piece */
+    struct ref__doubt qd; /* (its copy: the list may change while it is open) */
 };
 
 /* The same piece (kind, owner, shape), wherever it lies. */
@@ -141,6 +154,16 @@ bool ref__moved_on(ref_referee *r, const rules_piece *have, int nh, const rules_
 bool ref__still_illegal(ref_referee *r, const rules_piece *have, int nh, const rules_piece *seen,
                         int ns);
 void ref__alert_free(ref_referee *r);
+void ref__note_unsure(ref_referee *r, const rules_move *m, const ref_view *v);
+void ref__forget_doubts(ref_referee *r, int k);
+int ref__settle_committed(ref_referee *r, const rules_piece *p, int qid, base_err *err);
+int ref__committed_doubt(ref_referee *r, const rules_piece *seen, int ns);
+int ref__ask_committed(ref_referee *r, int d, const ref_view *v, const rules_piece *seen, int ns,
+                       const rules_piece *have, int nh);
+bool ref__replay_from(const ref_referee *r, int k, const rules_move *mk, rules_game **chain,
+                      rules_verdict *v);
+int ref__store_chain(ref_referee *r, int k, const rules_move *mk, const char *note,
+                     rules_game *const *chain, const rules_verdict *v, base_err *err);
 struct ref__viewbuf {
     rules_piece *pieces;
     float *conf;

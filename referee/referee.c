@@ -745,6 +745,7 @@ static int ref__correct(ref_referee *r, const rules_move *m, const char *note,
                   "%s, read late, was part of the last move; it now scores %d.", what, v.points);
     } else {
         ref__forget_guesses(r, r->nhist - 1); /* the players said what it was */
+        ref__forget_doubts(r, r->nhist - 1);
         ref__emit(r, REF_EV_CORRECTED, seq, player, m, &v, NULL, 0,
                   "the last move was corrected; it now scores %d.", v.points);
     }
@@ -1066,6 +1067,8 @@ int ref__observe(ref_referee *r, const ref_view *v, base_err *err)
                 rc = ref__play(r, player, m, v->jpeg, v->jpeg_len, DB_SRC_CAMERA, &verdict, err);
                 if (rc == 0)
                     r->ngather = ngather;
+                if (rc == 0)
+                    ref__note_unsure(r, m, v);
                 if (rc == 0 && !strcmp(r->game, "cards"))
                     ref__remember_read(r, m, full ? full : seen, v); /* full: REF__DROP's */
                 goto done;
@@ -1087,6 +1090,12 @@ int ref__observe(ref_referee *r, const ref_view *v, base_err *err)
                  * question, not an accusation (asked once: the same
                  * reading says nothing again) */
                 rc = ref__ask(r, vs, doubt, seen, ns, have, nh, false, NULL);
+                r->has_pending = false;
+                goto done;
+            }
+            if ((doubt = ref__committed_doubt(r, seen, ns)) >= 0) {
+                /* ... or on a piece recorded earlier, read unsurely then */
+                rc = ref__ask_committed(r, doubt, vs, seen, ns, have, nh);
                 r->has_pending = false;
                 goto done;
             }
@@ -1234,6 +1243,7 @@ int ref_undo(ref_referee *r, base_err *err)
     r->late_at = 0;
     r->ngather = 0;
     ref__forget_guesses(r, r->nhist);
+    ref__forget_doubts(r, r->nhist);
     ref__emit(r, REF_EV_TAKEBACK, seq, player, &m, NULL, NULL, 0,
               "the last move was taken back.");
     return rc;
@@ -1316,6 +1326,7 @@ int ref_new(const ref_config *cfg, base_err *err, ref_referee **out)
         return base_err_set(err, BASE_ENOMEM, "out of memory");
     }
     r->av.idx = -1;
+    r->qdoubt = -1;
     snprintf(r->game, sizeof r->game, "%s", cfg->game);
     for (int i = 0; i < RULES_MAX_PLAYERS; i++) {
         const cJSON *name =
