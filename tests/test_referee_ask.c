@@ -363,12 +363,73 @@ static void test_sure_illegal_said_once(void **state)
     ref_free(r);
 }
 
+/* A cube recorded unsurely: Bob's purple clover at (2,0) read as a purple
+ * star4 at 0.6 (the clover its runner-up), legal either way, recorded as
+ * the star4.  Ann lays a red clover below it, legal beside the clover
+ * but not the star4: she is not accused; the cube is asked about.  Bob
+ * plays on: with the clover the table is explained, so the earlier move
+ * is corrected and both new moves are recorded. */
+static void test_recorded_unsurely(void **state)
+{
+    char *dir = th_tmpdir(), *path = th_path(dir, "t.db");
+    log_ l = {0};
+    table t = {0};
+    db *store = NULL;
+    db_match *m = NULL;
+    ref_referee *r;
+    base_err e;
+    int ask;
+    (void)state;
+    assert_int_equal(db_open(path, DB_OPEN_CREATE, &e, &store), 0);
+    r = make(&l, store);
+    put(&t, cube(0, 0, "purple", "diamond"));
+    put(&t, cube(1, 0, "purple", "circle"));
+    see(r, &t);
+    put(&t, cube(2, 0, "purple", "star4"));
+    t.conf[2] = 0.6f;
+    t.alt[2].n = 1;
+    t.alt[2].p[0] = cube(2, 0, "purple", "clover");
+    t.alt[2].w[0] = 0.3f;
+    see(r, &t);
+    assert_int_equal(l.n, 2);
+    assert_int_equal(l.kind[1], REF_EV_MOVE); /* (legal either way: it stands) */
+    put(&t, cube(2, 1, "red", "clover"));
+    see(r, &t);
+    assert_int_equal(l.n, 3);
+    ask = 2;
+    assert_int_equal(l.kind[ask], REF_EV_CONFIRM);
+    assert_string_equal(l.q[ask].text, "Is this cube at (2,0) a purple star4 or a purple clover?");
+    assert_non_null(strstr(l.text[ask], "recorded with an earlier move"));
+    put(&t, cube(3, 1, "red", "circle"));
+    see(r, &t);
+    assert_int_equal(count(&l, REF_EV_ILLEGAL), 0);
+    assert_int_equal(l.kind[3], REF_EV_CORRECTED);
+    assert_int_equal(l.kind[4], REF_EV_MOVE);
+    assert_int_equal(l.player[4], 0);
+    assert_int_equal(l.points[4], 2);
+    assert_int_equal(l.kind[5], REF_EV_MOVE);
+    assert_int_equal(l.player[5], 1);
+    assert_int_equal(l.points[5], 2);
+    assert_int_equal(l.n, 6);
+    assert_int_equal(db_match_load(store, ref_match_id(r), &m, &e), 0);
+    assert_int_equal(m->nevents, 4);
+    assert_non_null(strstr(m->events[1].move, "clover"));
+    assert_int_equal(m->events[1].points, 3);
+    db_match_free(m);
+    ref_free(r);
+    db_close(store);
+    th_rmtree(dir);
+    free(path);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_question_settled_by_play),
         cmocka_unit_test(test_question_answered),
         cmocka_unit_test(test_sure_illegal_said_once),
+        cmocka_unit_test(test_recorded_unsurely),
     };
     th_case_filter();
     return cmocka_run_group_tests(tests, NULL, NULL);
