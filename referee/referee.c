@@ -553,6 +553,33 @@ static int ref__drop_unsure(ref_referee *r, const rules_piece *have, int nh,
     return best;
 }
 
+/* The new piece of m whose verdict says a misread rather than a broken
+ * rule: a second copy of a card ("card-seen") cannot be laid from one
+ * deck, so one of the two readings is wrong and the players are asked
+ * rather than told (the simulator, like the rulebook, never plays it).
+ * Its index in seen, or -1. */
+static int ref__impossible(const ref_referee *r, int player, const rules_verdict *v,
+                           const rules_move *m, const rules_piece *seen, int ns)
+{
+    bool fits = false;
+    if (strcmp(v->rule, "card-seen") != 0 || m->npieces != 1)
+        return -1;
+    /* only where some card would be legal: a card laid where none may
+     * go breaks a rule whatever it is */
+    for (int rank = 1; rank <= 13 && !fits; rank++)
+        for (int suit = 0; suit < 4 && !fits; suit++) {
+            rules_move t = *m;
+            rules_verdict tv;
+            t.pieces[0].a = (uint8_t)rank;
+            t.pieces[0].b = (uint8_t)suit;
+            fits = rules_check(ref__game(r), player, &t, &tv) == 0 && tv.legal;
+        }
+    for (int i = 0; fits && i < ns; i++)
+        if (ref__same_place(&seen[i], &m->pieces[0]))
+            return i;
+    return -1;
+}
+
 /* Which reading of the new pieces explains the change.  A reading that is
  * sure and legal stands.  Otherwise the alternatives of the new pieces
  * that are not certain are combined (each combination as likely as the
@@ -1085,7 +1112,8 @@ int ref__observe(ref_referee *r, const ref_view *v, base_err *err)
             }
             if (ref__still_illegal(r, have, nh, seen, ns))
                 goto done; /* (never a second verdict on the same move) */
-            if (ref__doubtful(r, have, nh, seen, ns, vs, &doubt)) {
+            if (ref__doubtful(r, have, nh, seen, ns, vs, &doubt) ||
+                (doubt = ref__impossible(r, player, &verdict, m, seen, ns)) >= 0) {
                 /* the verdict would rest on a doubtful reading: a
                  * question, not an accusation (asked once: the same
                  * reading says nothing again) */

@@ -423,6 +423,55 @@ static void test_recorded_unsurely(void **state)
     free(dir);
 }
 
+static rules_piece card(int x, int y, const char *name)
+{
+    rules_piece p;
+    int rank, suit;
+    assert_int_equal(rules_card_from_name(name, &rank, &suit), 0);
+    memset(&p, 0, sizeof p);
+    p.owner = -1;
+    p.x = (int16_t)x;
+    p.y = (int16_t)y;
+    p.a = (uint8_t)rank;
+    p.b = (uint8_t)suit;
+    return p;
+}
+
+/* Cards: a card read surely as one already on the table.  One deck holds
+ * each card once, so one of the two readings is wrong: asked, not
+ * "card-seen" announced.  A card laid where no card may go is still
+ * announced, whatever it is read as. */
+static void test_second_copy_asked(void **state)
+{
+    log_ l = {0};
+    table t = {0};
+    ref_referee *r;
+    cJSON *h = cJSON_Parse("{\"game\":\"cards\",\"players\":[\"A\",\"B\"],"
+                           "\"start\":{\"x\":0,\"y\":0,\"card\":\"5H\"}}");
+    ref_config cfg = {"cards", h, NULL, 0, 0.5f, on_event, &l};
+    base_err e;
+    (void)state;
+    assert_int_equal(ref_new(&cfg, &e, &r), 0);
+    cJSON_Delete(h);
+    put(&t, card(0, 0, "5H"));
+    see(r, &t);
+    put(&t, card(1, 0, "6H"));
+    see(r, &t);
+    assert_int_equal(l.kind[l.n - 1], REF_EV_MOVE);
+    put(&t, card(0, 1, "6H")); /* (a 6S, say, read as the 6H) */
+    see(r, &t);
+    assert_int_equal(l.kind[l.n - 1], REF_EV_CONFIRM);
+    assert_string_equal(l.q[l.n - 1].text, "Is this card at (0,1) the 6H?");
+    t.n--;
+    see(r, &t);
+    assert_int_equal(l.kind[l.n - 1], REF_EV_RESTORED);
+    put(&t, card(5, 5, "6H"));
+    see(r, &t);
+    assert_int_equal(l.kind[l.n - 1], REF_EV_ILLEGAL);
+    assert_int_equal(count(&l, REF_EV_ILLEGAL), 1);
+    ref_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -430,6 +479,7 @@ int main(void)
         cmocka_unit_test(test_question_answered),
         cmocka_unit_test(test_sure_illegal_said_once),
         cmocka_unit_test(test_recorded_unsurely),
+        cmocka_unit_test(test_second_copy_asked),
     };
     th_case_filter();
     return cmocka_run_group_tests(tests, NULL, NULL);
