@@ -820,6 +820,32 @@ int ref__committed_doubt(ref_referee *r, const rules_piece *seen, int ns)
 {
     int best = -1;
     float best_w = 0;
+    if (!r->fixed) {
+        /* cards: the guesses (cards recorded short of certain, or laid
+         * and taken unseen) still on the table, their other cards as the
+         * doubt's other readings, for this table only */
+        r->ndoubt = 0;
+        for (int gi = 0; gi < r->nguess && r->ndoubt < REF__DOUBTS; gi++) {
+            const struct ref__guess *g = &r->guess[gi];
+            struct ref__doubt d;
+            if (g->k <= 0 || g->k >= r->nhist || r->hist_move[g->k].npieces != 1 ||
+                !ref__known(seen, ns, &r->hist_move[g->k].pieces[0]))
+                continue;
+            memset(&d, 0, sizeof d);
+            d.k = g->k;
+            d.p = r->hist_move[g->k].pieces[0];
+            d.conf = 0;
+            for (int c = 0; c < g->n && d.alt.n < REF_MAX_ALT; c++) {
+                d.alt.p[d.alt.n] = g->cand[c];
+                d.alt.p[d.alt.n].x = d.p.x;
+                d.alt.p[d.alt.n].y = d.p.y;
+                d.alt.w[d.alt.n++] = g->vote[c] > 0 && g->vote_was > 0
+                                         ? fmaxf(REF__ODDS_REAL, g->vote[c] / g->vote_was)
+                                         : REF__GUESS_ODDS;
+            }
+            r->doubt[r->ndoubt++] = d;
+        }
+    }
     for (int i = 0; i < r->ndoubt; i++) {
         const struct ref__doubt *d = &r->doubt[i];
         if (d->k <= 0 || d->k >= r->nhist)
@@ -866,6 +892,12 @@ int ref__settle_committed(ref_referee *r, const rules_piece *p, int qid, base_er
         if (r->doubt[i].k == d.k && ref__same_place(&r->doubt[i].p, &d.p)) {
             memmove(r->doubt + i, r->doubt + i + 1, sizeof *r->doubt * (size_t)(r->ndoubt - i - 1));
             r->ndoubt--;
+            break;
+        }
+    for (int i = 0; i < r->nguess; i++)
+        if (r->guess[i].k == d.k) { /* (cards: the players said what it is) */
+            memmove(r->guess + i, r->guess + i + 1, sizeof *r->guess * (size_t)(r->nguess - i - 1));
+            r->nguess--;
             break;
         }
     if (ref__same_piece(p, &d.p) || k <= 0 || k >= r->nhist)

@@ -454,6 +454,26 @@ bool ref__revise_guess(ref_referee *r, int player, const rules_move *m, int *rc,
     return false;
 }
 
+/* A signal by the player to move (a pass) that the position forbids: the
+ * cards recorded short of certain are tried, newest first, each of the
+ * others it could have been in its place (the moves since replayed): the
+ * first with which they stay legal and the signal is legal replaces it,
+ * as ref__revise_guess.  True when so, or when *rc holds an error. */
+bool ref__revise_for_signal(ref_referee *r, int player, const rules_move *m, int *rc,
+                            base_err *err)
+{
+    for (int gi = r->nguess - 1; gi >= 0; gi--) {
+        for (int c = 0; c < r->guess[gi].n; c++)
+            if (ref__reguess(r, gi, c, player, m,
+                             "the card recorded was another: a signal in turn showed it",
+                             "(the signal in turn allows only that)", rc, err))
+                return true;
+        if (*rc != 0)
+            return true;
+    }
+    return false;
+}
+
 /* Cards recorded short of certain and still on the table, read again on
  * this still table (seen: as read, the engine's cells): each guess's
  * votes take this reading's; when the card they favour most leads the

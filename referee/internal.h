@@ -38,6 +38,9 @@
 #define REF__MOVED_LEAD 2.0f
 #define REF__MOVED_OPTIONS 4 /* readings of each asked cell tried (the likeliest) */
 #define REF__DOUBTS 32 /* committed pieces read short of REF__ACCUSE, the newest kept */
+/* the odds given a guessed card's other candidates when no reading voted
+ * for them (laid and taken unseen: each fitted the rules and the table) */
+#define REF__GUESS_ODDS 0.25f
 
 enum ref__state {
     REF__OK,      /* the table shows the committed position */
@@ -213,6 +216,8 @@ void ref__remember_read(ref_referee *r, const rules_move *m, const rules_piece *
 bool ref__reread(ref_referee *r, const rules_piece *have, int nh, const rules_piece *seen, int ns,
                  const ref_view *v, int *rc, base_err *err);
 bool ref__revise_guess(ref_referee *r, int player, const rules_move *m, int *rc, base_err *err);
+bool ref__revise_for_signal(ref_referee *r, int player, const rules_move *m, int *rc,
+                            base_err *err);
 bool ref__two_moves(ref_referee *r, const rules_piece *have, int nh, const rules_piece *seen,
                     int ns, const ref_view *v, int *rc, base_err *err);
 bool ref__ungathered(ref_referee *r, const rules_piece *have, int nh, const rules_move *m,

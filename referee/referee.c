@@ -1237,6 +1237,16 @@ int ref_observe(ref_referee *r, const ref_view *v, base_err *err)
 int ref_signal(ref_referee *r, int player, const rules_move *m, base_err *err)
 {
     rules_verdict v;
+    rules_status st;
+    int rc = 0;
+    rules_game_status(ref__game(r), &st);
+    /* A signal in turn is certain, the cards on the table are not: a pass
+     * the position forbids (a card in hand would fit) says a card
+     * recorded short of certain was another, when one of the others it
+     * could have been allows the pass. */
+    if (player == st.to_move && rules_check(ref__game(r), player, m, &v) == 0 && !v.legal &&
+        ref__revise_for_signal(r, player, m, &rc, err) && rc != 0)
+        return rc;
     return ref__play(r, player, m, NULL, 0, DB_SRC_TYPED, &v, err);
 }
 
