@@ -317,7 +317,10 @@ int ref_answer(ref_referee *r, int id, int answer, base_err *err)
     v.conf = conf;
     v.alt = alt;
     v.n = n;
-    v.mover = r->av.mover;
+    /* (the hand's side voted for the stretch before the question, whose
+     * other pieces may have been recorded since: an answer says what a
+     * piece is, not whose turn it was) */
+    v.mover = -1;
     v.x_mm = x;
     v.y_mm = y;
     ref__question_clear(r);
@@ -702,11 +705,10 @@ bool ref__still_illegal(ref_referee *r, const rules_piece *have, int nh, const r
 /* Notes the pieces of legal move m (just recorded, the last of the
  * history) that the camera read short of REF__ACCUSE in v: what each was
  * recorded as, how sure, and its other readings with their odds against
- * it.  Only where placed pieces never change (Qwirkle: cards keep their
- * own guesses). */
+ * it. */
 void ref__note_unsure(ref_referee *r, const rules_move *m, const ref_view *v)
 {
-    if (!r->fixed || !v->conf)
+    if (!v->conf)
         return;
     for (int i = 0; i < m->npieces; i++) {
         struct ref__doubt d;
@@ -820,11 +822,11 @@ int ref__committed_doubt(ref_referee *r, const rules_piece *seen, int ns)
 {
     int best = -1;
     float best_w = 0;
+    int own = r->ndoubt;
     if (!r->fixed) {
-        /* cards: the guesses (cards recorded short of certain, or laid
-         * and taken unseen) still on the table, their other cards as the
-         * doubt's other readings, for this table only */
-        r->ndoubt = 0;
+        /* cards: the guesses too (cards laid and taken unseen, or read
+         * short of certain), still on the table, their other cards as
+         * the doubt's other readings, for this table only */
         for (int gi = 0; gi < r->nguess && r->ndoubt < REF__DOUBTS; gi++) {
             const struct ref__guess *g = &r->guess[gi];
             struct ref__doubt d;
@@ -856,6 +858,17 @@ int ref__committed_doubt(ref_referee *r, const rules_piece *seen, int ns)
                 best_w = d->alt.w[a];
                 best = i;
             }
+    }
+    if (best >= own) {
+        /* (a guess: moved within the list's own part, asked about now) */
+        struct ref__doubt d = r->doubt[best];
+        r->ndoubt = own;
+        if (r->ndoubt == REF__DOUBTS)
+            memmove(r->doubt, r->doubt + 1, sizeof *r->doubt * (size_t)--r->ndoubt);
+        r->doubt[r->ndoubt] = d;
+        best = r->ndoubt++;
+    } else {
+        r->ndoubt = own;
     }
     return best;
 }
