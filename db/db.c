@@ -767,6 +767,26 @@ static bool db__same(const char *a, const char *b)
     return (!a && !b) || (a && b && strcmp(a, b) == 0);
 }
 
+/* One row of a correction (db__record binds it). */
+#define DB__INSERT_CORRECTION                                                                      \
+    "INSERT INTO corrections(match_id, seq, field, before, after, note) "                         \
+    "VALUES(?1, ?2, ?3, ?4, ?5, ?6)"
+
+/* Begins a write on match_id (db__wbegin_match) whose event seq exists;
+ * its number of seats into *nseats.  On error nothing is begun. */
+static int db__wbegin_event(db *d, int64_t match_id, int seq, int *nseats, base_err *err)
+{
+    int rc, state, last;
+    if ((rc = db__wbegin_match(d, match_id, &state, nseats, &last, err)) != 0)
+        return rc;
+    if (seq < 1 || seq > last)
+        return db__wend(d,
+                        base_err_set(err, BASE_ENOTFOUND, "%s: match %lld has no event %d",
+                                     d->path, (long long)match_id, seq),
+                        err);
+    return 0;
+}
+
 static int db__record(db *d, sqlite3_stmt *ins, int64_t match_id, int seq, const char *field,
                       const char *before, const char *after, const char *note, base_err *err)
 {
@@ -786,26 +806,17 @@ int db_event_correct(db *d, int64_t match_id, int seq, const db_event *ev, const
                      base_err *err)
 {
     sqlite3_stmt *cur = NULL, *ins = NULL, *upd = NULL;
-    int rc, state, nseats, last, changed = 0;
+    int rc, nseats, changed = 0;
 
-    if ((rc = db__wbegin_match(d, match_id, &state, &nseats, &last, err)) != 0)
+    if ((rc = db__wbegin_event(d, match_id, seq, &nseats, err)) != 0)
         return rc;
-    if (seq < 1 || seq > last)
-        return db__wend(d,
-                        base_err_set(err, BASE_ENOTFOUND, "%s: match %lld has no event %d",
-                                     d->path, (long long)match_id, seq),
-                        err);
     if ((rc = db__check_event(ev, nseats, err)) != 0)
         return db__wend(d, rc, err);
     cur = db__prepare(d,
                       "SELECT seat, move, legal, rule, reason, points, scores, position, extra "
                       "FROM events WHERE match_id = ?1 AND seq = ?2",
                       err);
-    ins = cur ? db__prepare(d,
-                            "INSERT INTO corrections(match_id, seq, field, before, after, note) "
-                            "VALUES(?1, ?2, ?3, ?4, ?5, ?6)",
-                            err)
-              : NULL;
+    ins = cur ? db__prepare(d, DB__INSERT_CORRECTION, err) : NULL;
     upd = ins ? db__prepare(d,
                             "UPDATE events SET seat = ?3, move = ?4, legal = ?5, rule = ?6, "
                             "reason = ?7, points = ?8, scores = ?9, position = ?10, extra = ?11 WHERE "
@@ -888,20 +899,12 @@ int db_correction_add(db *d, int64_t match_id, int seq, const char *field, const
                       const char *after, const char *note, base_err *err)
 {
     sqlite3_stmt *ins = NULL;
-    int rc, state, nseats, last;
+    int rc, nseats;
     if (!field || !*field)
         return base_err_set(err, BASE_EINVAL, "a correction needs the field it corrects");
-    if ((rc = db__wbegin_match(d, match_id, &state, &nseats, &last, err)) != 0)
+    if ((rc = db__wbegin_event(d, match_id, seq, &nseats, err)) != 0)
         return rc;
-    if (seq < 1 || seq > last)
-        return db__wend(d,
-                        base_err_set(err, BASE_ENOTFOUND, "%s: match %lld has no event %d",
-                                     d->path, (long long)match_id, seq),
-                        err);
-    ins = db__prepare(d,
-                      "INSERT INTO corrections(match_id, seq, field, before, after, note) "
-                      "VALUES(?1, ?2, ?3, ?4, ?5, ?6)",
-                      err);
+    ins = db__prepare(d, DB__INSERT_CORRECTION, err);
     rc = ins ? db__record(d, ins, match_id, seq, field, before, after, note, err) : BASE_EDB;
     sqlite3_finalize(ins);
     return db__wend(d, rc, err);

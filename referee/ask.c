@@ -35,44 +35,6 @@ void ref__alert_free(ref_referee *r)
     r->av.idx = -1;
 }
 
-/* Keeps the still table seen[0..ns) (engine cells; v's confidences,
- * other readings and places, index for index) as the alert's view; idx
- * is the piece asked about (-1: none). */
-int ref__keep_view(ref_referee *r, const rules_piece *seen, int ns, const ref_view *v, int idx)
-{
-    size_t n = (size_t)(ns > 0 ? ns : 1);
-    ref__alert_free(r);
-    r->av.pieces = malloc(sizeof *r->av.pieces * n);
-    r->av.conf = malloc(sizeof *r->av.conf * n);
-    r->av.alt = calloc(n, sizeof *r->av.alt);
-    if (v->x_mm && v->y_mm) {
-        r->av.x_mm = malloc(sizeof *r->av.x_mm * n);
-        r->av.y_mm = malloc(sizeof *r->av.y_mm * n);
-    }
-    if (!r->av.pieces || !r->av.conf || !r->av.alt ||
-        (v->x_mm && v->y_mm && (!r->av.x_mm || !r->av.y_mm))) {
-        ref__alert_free(r);
-        return BASE_ENOMEM;
-    }
-    for (int i = 0; i < ns; i++) {
-        r->av.pieces[i] = seen[i];
-        r->av.conf[i] = v->conf ? v->conf[i] : 1.0f;
-        if (v->alt)
-            r->av.alt[i] = v->alt[i];
-        if (r->av.x_mm) {
-            r->av.x_mm[i] = v->x_mm[i];
-            r->av.y_mm[i] = v->y_mm[i];
-        }
-    }
-    r->av.n = ns;
-    r->av.mover = v->mover;
-    r->av.idx = idx;
-    r->av.dx = r->dx;
-    r->av.dy = r->dy;
-    r->av.told = false;
-    return 0;
-}
-
 void ref__viewbuf_free(struct ref__viewbuf *buf)
 {
     free(buf->pieces);
@@ -83,33 +45,35 @@ void ref__viewbuf_free(struct ref__viewbuf *buf)
     memset(buf, 0, sizeof *buf);
 }
 
-/* *out = v without its piece k, in buf's arrays (ref__viewbuf_free). */
-int ref__view_without(const ref_view *v, int k, ref_view *out, struct ref__viewbuf *buf)
+/* *out = a copy of v without its piece skip (-1: all of it), in buf's
+ * arrays (ref__viewbuf_free): confidences 1 where v has none, no other
+ * readings where v has none, places where v has them. */
+int ref__view_copy(const ref_view *v, int skip, ref_view *out, struct ref__viewbuf *buf)
 {
-    size_t n = (size_t)(v->n > 1 ? v->n - 1 : 1);
+    size_t n = (size_t)(v->n > 1 ? v->n : 1);
+    bool xy = v->x_mm && v->y_mm;
     int j = 0;
     memset(buf, 0, sizeof *buf);
     *out = *v;
     buf->pieces = malloc(sizeof *buf->pieces * n);
     buf->conf = malloc(sizeof *buf->conf * n);
     buf->alt = calloc(n, sizeof *buf->alt);
-    if (v->x_mm && v->y_mm) {
+    if (xy) {
         buf->x_mm = malloc(sizeof *buf->x_mm * n);
         buf->y_mm = malloc(sizeof *buf->y_mm * n);
     }
-    if (!buf->pieces || !buf->conf || !buf->alt || (v->x_mm && v->y_mm && !buf->y_mm) ||
-        (v->x_mm && v->y_mm && !buf->x_mm)) {
+    if (!buf->pieces || !buf->conf || !buf->alt || (xy && (!buf->x_mm || !buf->y_mm))) {
         ref__viewbuf_free(buf);
         return BASE_ENOMEM;
     }
     for (int i = 0; i < v->n; i++) {
-        if (i == k)
+        if (i == skip)
             continue;
         buf->pieces[j] = v->pieces[i];
         buf->conf[j] = v->conf ? v->conf[i] : 1.0f;
         if (v->alt)
             buf->alt[j] = v->alt[i];
-        if (buf->x_mm) {
+        if (xy) {
             buf->x_mm[j] = v->x_mm[i];
             buf->y_mm[j] = v->y_mm[i];
         }
@@ -120,7 +84,34 @@ int ref__view_without(const ref_view *v, int k, ref_view *out, struct ref__viewb
     out->alt = buf->alt;
     out->x_mm = buf->x_mm;
     out->y_mm = buf->y_mm;
-    out->n = v->n - 1;
+    out->n = j;
+    return 0;
+}
+
+/* Keeps the still table seen[0..ns) (engine cells; v's confidences,
+ * other readings and places, index for index) as the alert's view; idx
+ * is the piece asked about (-1: none). */
+int ref__keep_view(ref_referee *r, const rules_piece *seen, int ns, const ref_view *v, int idx)
+{
+    ref_view in = *v, copy;
+    struct ref__viewbuf buf;
+    int rc;
+    ref__alert_free(r);
+    in.pieces = seen;
+    in.n = ns;
+    if ((rc = ref__view_copy(&in, -1, &copy, &buf)) != 0)
+        return rc;
+    r->av.pieces = buf.pieces;
+    r->av.conf = buf.conf;
+    r->av.alt = buf.alt;
+    r->av.x_mm = buf.x_mm;
+    r->av.y_mm = buf.y_mm;
+    r->av.n = ns;
+    r->av.mover = v->mover;
+    r->av.idx = idx;
+    r->av.dx = r->dx;
+    r->av.dy = r->dy;
+    r->av.told = false;
     return 0;
 }
 
@@ -266,13 +257,10 @@ bool ref_question_open(const ref_referee *r, ref_question *out)
 int ref_answer(ref_referee *r, int id, int answer, base_err *err)
 {
     ref_question q = r->q;
-    ref_view v;
-    rules_piece *pieces;
-    float *conf;
-    ref_alts *alt;
-    double *x = NULL, *y = NULL;
+    ref_view av, v;
+    struct ref__viewbuf buf = {0};
     char field[64], before[160], after[160], note[96];
-    int n = 0, rc, last = r->last_seq, idx = r->av.idx, qdoubt = r->qdoubt, seq_k = 0;
+    int rc, last = r->last_seq, idx = r->av.idx, qdoubt = r->qdoubt, seq_k = 0;
     if (q.id == 0 || id != q.id)
         return q.id ? base_err_set(err, BASE_ESTATE,
                                    "question %d is not open (question %d is: %s)", id, q.id, q.text)
@@ -283,46 +271,32 @@ int ref_answer(ref_referee *r, int id, int answer, base_err *err)
                             q.none ? " and -1 (nothing there)" : "", answer);
     if (idx < 0 || idx >= r->av.n)
         return base_err_set(err, BASE_ESTATE, "question %d: its table was not kept", id);
-    pieces = malloc(sizeof *pieces * (size_t)r->av.n);
-    conf = malloc(sizeof *conf * (size_t)r->av.n);
-    alt = malloc(sizeof *alt * (size_t)r->av.n);
-    if (r->av.x_mm) {
-        x = malloc(sizeof *x * (size_t)r->av.n);
-        y = malloc(sizeof *y * (size_t)r->av.n);
-    }
-    if (!pieces || !conf || !alt || (r->av.x_mm && (!x || !y))) {
-        rc = base_err_set(err, BASE_ENOMEM, "out of memory");
+    /* the table as it was, back in the reading's cells, the piece as
+     * answered (sure now: the players said so) or gone */
+    memset(&av, 0, sizeof av);
+    av.pieces = r->av.pieces;
+    av.conf = r->av.conf;
+    av.alt = r->av.alt;
+    av.x_mm = r->av.x_mm;
+    av.y_mm = r->av.y_mm;
+    av.n = r->av.n;
+    if ((rc = ref__view_copy(&av, answer == REF_ANSWER_NONE ? idx : -1, &v, &buf)) != 0) {
+        rc = base_err_set(err, rc, "out of memory");
         goto done;
     }
-    /* the table as it was, the piece as answered (sure now: the players
-     * said so) or gone */
-    for (int i = 0; i < r->av.n; i++) {
-        if (i == idx && answer == REF_ANSWER_NONE)
-            continue;
-        pieces[n] = i == idx ? q.answer[answer] : r->av.pieces[i];
-        pieces[n].x = (int16_t)(pieces[n].x - r->av.dx); /* (back in the reading's cells) */
-        pieces[n].y = (int16_t)(pieces[n].y - r->av.dy);
-        conf[n] = i == idx ? 1.0f : r->av.conf[i];
-        alt[n] = r->av.alt[i];
-        if (i == idx)
-            alt[n].n = 0;
-        if (x) {
-            x[n] = r->av.x_mm[i];
-            y[n] = r->av.y_mm[i];
-        }
-        n++;
+    if (answer != REF_ANSWER_NONE) {
+        buf.pieces[idx] = q.answer[answer];
+        buf.conf[idx] = 1.0f;
+        buf.alt[idx].n = 0;
     }
-    memset(&v, 0, sizeof v);
-    v.pieces = pieces;
-    v.conf = conf;
-    v.alt = alt;
-    v.n = n;
+    for (int i = 0; i < v.n; i++) {
+        buf.pieces[i].x = (int16_t)(buf.pieces[i].x - r->av.dx);
+        buf.pieces[i].y = (int16_t)(buf.pieces[i].y - r->av.dy);
+    }
     /* (the hand's side voted for the stretch before the question, whose
      * other pieces may have been recorded since: an answer says what a
      * piece is, not whose turn it was) */
     v.mover = -1;
-    v.x_mm = x;
-    v.y_mm = y;
     ref__question_clear(r);
     r->qdoubt = -1;
     if (qdoubt >= 0) {
@@ -352,11 +326,7 @@ int ref_answer(ref_referee *r, int id, int answer, base_err *err)
         rc = db_correction_add(r->store, r->match_id, r->last_seq, field, before, after, note,
                                err);
 done:
-    free(pieces);
-    free(conf);
-    free(alt);
-    free(x);
-    free(y);
+    ref__viewbuf_free(&buf);
     return rc;
 }
 

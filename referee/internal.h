@@ -173,7 +173,7 @@ struct ref__viewbuf {
     ref_alts *alt;
     double *x_mm, *y_mm;
 };
-int ref__view_without(const ref_view *v, int k, ref_view *out, struct ref__viewbuf *buf);
+int ref__view_copy(const ref_view *v, int skip, ref_view *out, struct ref__viewbuf *buf);
 void ref__viewbuf_free(struct ref__viewbuf *buf);
 
 /* shared by referee.c, cards_explain.c and ask.c (see each for what it does) */

@@ -102,7 +102,7 @@ void ref_loop_free(ref_loop *l)
 
 void ref_loop_stop(ref_loop *l) { atomic_store(&l->stop, true); }
 
-static int ref__post(ref_loop *l, int kind, int player, const rules_move *m)
+static int ref__post(ref_loop *l, int kind, int player, const rules_move *m, int answer)
 {
     int rc = 0;
     pthread_mutex_lock(&l->mu);
@@ -112,6 +112,7 @@ static int ref__post(ref_loop *l, int kind, int player, const rules_move *m)
         ref__cmd *c = &l->queue[l->nq++];
         c->kind = kind;
         c->player = player;
+        c->answer = answer;
         if (m)
             c->move = *m;
     }
@@ -121,27 +122,16 @@ static int ref__post(ref_loop *l, int kind, int player, const rules_move *m)
 
 int ref_loop_post_signal(ref_loop *l, int player, const rules_move *m)
 {
-    return ref__post(l, REF__CMD_SIGNAL, player, m);
+    return ref__post(l, REF__CMD_SIGNAL, player, m, 0);
 }
-int ref_loop_post_undo(ref_loop *l) { return ref__post(l, REF__CMD_UNDO, -1, NULL); }
+int ref_loop_post_undo(ref_loop *l) { return ref__post(l, REF__CMD_UNDO, -1, NULL, 0); }
 int ref_loop_post_correct(ref_loop *l, const rules_move *m)
 {
-    return ref__post(l, REF__CMD_CORRECT, -1, m);
+    return ref__post(l, REF__CMD_CORRECT, -1, m, 0);
 }
 int ref_loop_post_answer(ref_loop *l, int id, int answer)
 {
-    int rc = 0;
-    pthread_mutex_lock(&l->mu);
-    if (l->nq == REF__MAXQ) {
-        rc = BASE_EBUSY;
-    } else {
-        ref__cmd *c = &l->queue[l->nq++];
-        c->kind = REF__CMD_ANSWER;
-        c->player = id;
-        c->answer = answer;
-    }
-    pthread_mutex_unlock(&l->mu);
-    return rc;
+    return ref__post(l, REF__CMD_ANSWER, id, NULL, answer);
 }
 
 void ref_loop_stats_get(ref_loop *l, ref_loop_stats *out)

@@ -1019,7 +1019,7 @@ int ref__observe(ref_referee *r, const ref_view *v, base_err *err)
         memmove(seen + ask, seen + ask + 1, sizeof *seen * (size_t)(ns - ask - 1));
         ns--;
         /* the view without it too, index for index with seen */
-        if ((rc = ref__view_without(v, ask, &vdrop, &vbuf)) != 0) {
+        if ((rc = ref__view_copy(v, ask, &vdrop, &vbuf)) != 0) {
             rc = base_err_set(err, rc, "out of memory");
             goto done;
         }
