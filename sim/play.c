@@ -2,6 +2,7 @@
  * one per game in sim, qwirkle_pieces.c and cards_pieces.c). */
 #include "sim_internal.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,4 +51,24 @@ int sim__illegal_single(const rules_game *g, int player, const rules_piece *held
     }
     free(board);
     return BASE_ENOTFOUND;
+}
+
+/* Inside an n-pointed star of outer radius ro and inner radius ri with a
+ * spike along +u. */
+bool sim__in_star(double u, double v, int n, double ro, double ri)
+{
+    double rho = sqrt(u * u + v * v), sector = 2 * SIM__PI / n;
+    double th = atan2(v, u), phi;
+    if (rho > ro)
+        return false;
+    if (rho < ri)
+        return true;
+    phi = fabs(th - sector * floor(th / sector + 0.5));
+    {
+        double px = rho * cos(phi), py = rho * sin(phi);
+        double tx = ro, ty = 0, vx = ri * cos(sector / 2), vy = ri * sin(sector / 2);
+        double cp = (vx - tx) * (py - ty) - (vy - ty) * (px - tx);
+        double co = (vx - tx) * (0 - ty) - (vy - ty) * (0 - tx);
+        return (cp >= 0) == (co >= 0);
+    }
 }

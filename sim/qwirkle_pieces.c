@@ -148,26 +148,6 @@ static void sim__qw_draw_design(int k, sim__qw_design *d)
     d->body_gloss = (float)sim__pick(&r, g->body_gloss);
 }
 
-/* Inside an n-pointed star of outer radius ro and inner radius ri with a
- * spike along +u. */
-static bool sim__in_star(double u, double v, int n, double ro, double ri)
-{
-    double rho = sqrt(u * u + v * v), sector = 2 * SIM__PI / n;
-    double th = atan2(v, u), phi;
-    if (rho > ro)
-        return false;
-    if (rho < ri)
-        return true;
-    phi = fabs(th - sector * floor(th / sector + 0.5));
-    {
-        double px = rho * cos(phi), py = rho * sin(phi);
-        double tx = ro, ty = 0, vx = ri * cos(sector / 2), vy = ri * sin(sector / 2);
-        double cp = (vx - tx) * (py - ty) - (vy - ty) * (px - tx);
-        double co = (vx - tx) * (0 - ty) - (vy - ty) * (0 - tx);
-        return (cp >= 0) == (co >= 0);
-    }
-}
-
 static void sim__turn(double *u, double *v, double a)
 {
     double c = cos(a), s = sin(a), x = *u, y = *v;

@@ -845,6 +845,42 @@ static double sim__box_shadow(const sim__renderer *r, double x, double y)
     return s;
 }
 
+/* Shadow in [0, 1] at point (x, y, z) on object self from the other boxes
+ * and cylinders that stand higher (pieces on a board): their hulls are
+ * cast on the table, so the point is looked up where the light through it
+ * meets the table. */
+static double sim__obj_shadow(const sim__renderer *r, const sim__obj *objs, const sim__obj *self,
+                              double x, double y, double z)
+{
+    const sim__look *l = &r->look;
+    double s = 0, tx = x - z * l->light.x / l->light.z, ty = y - z * l->light.y / l->light.z;
+    if (r->bw == 0 || tx < r->bx0 || ty < r->by0)
+        return 0;
+    int i = (int)((tx - r->bx0) / r->bin), j = (int)((ty - r->by0) / r->bin);
+    if (i >= r->bw || j >= r->bh)
+        return 0;
+    size_t b = (size_t)j * (size_t)r->bw + (size_t)i;
+    for (int q = r->bstart[b]; q < r->bstart[b + 1]; q++) {
+        const sim__hull *h = &r->hulls[r->bitems[q]];
+        const sim__obj *o = &objs[r->bitems[q]];
+        double sd = -INFINITY;
+        /* only what rises above the point can shade it (0.5 mm: a face
+         * does not shade itself) */
+        if (o == self || o->z0 + o->sz <= z + 0.5 || tx < h->x0 || tx > h->x1 || ty < h->y0 ||
+            ty > h->y1)
+            continue;
+        for (int k = 0; k < h->n; k++) {
+            double e = h->nx[k] * tx + h->ny[k] * ty - h->c[k];
+            if (e > sd)
+                sd = e;
+        }
+        double v = sim__smooth01(0.5 - sd / h->w);
+        if (v > s)
+            s = v;
+    }
+    return s;
+}
+
 /* Shadow in [0, 1] of the hands at a point at height z. */
 static double sim__hand_shadow(const sim__renderer *r, const sim__obj *objs, int n, double x,
                                double y, double z)
@@ -934,6 +970,19 @@ static void sim__shade(const sim__renderer *r, const sim__obj *objs, int n, cons
             gloss = o->gloss;
             break;
         }
+    } else if (o->kind == SIM__CYL && o->look == SIM__LOOK_PIECE) {
+        /* a game's cylinder: top u, v across the disc; side u around it
+         * (from -1 to 1), v up it */
+        double rr = sqrt(h->lx * h->lx + h->ly * h->ly);
+        if (h->face == 0) {
+            o->pk->shade(o, 0, h->lx / o->sx, h->ly / o->sx, alb, &gloss);
+        } else {
+            N.x = h->lx / rr;
+            N.y = h->ly / rr;
+            N.z = 0;
+            o->pk->shade(o, 1, atan2(h->ly, h->lx) / SIM__PI,
+                         2 * (h->lz - o->z0) / o->sz - 1, alb, &gloss);
+        }
     } else if (o->kind == SIM__CYL) {
         if (h->face == 0) {
             double rr = sqrt(h->lx * h->lx + h->ly * h->ly);
@@ -967,6 +1016,8 @@ static void sim__shade(const sim__renderer *r, const sim__obj *objs, int n, cons
         gloss = 0.15f;
     }
     shadow = sim__hand_shadow(r, objs, n, P.x, P.y, P.z);
+    if (o->shaded)
+        shadow = fmax(shadow, sim__obj_shadow(r, objs, o, P.x, P.y, P.z));
     {
         double ndl = N.x * l->light.x + N.y * l->light.y + N.z * l->light.z;
         double len = sqrt(d.x * d.x + d.y * d.y + d.z * d.z);

@@ -28,6 +28,8 @@ typedef struct sim__placed {
     sim__obj obj;
     bool illegal;
     bool picked; /* taken off the table, in the hand */
+    bool has_back; /* moved by an illegal move: back[] is where it stood */
+    int16_t back[2];
 } sim__placed;
 
 enum { SIM__EV_PLACE, SIM__EV_REMOVE, SIM__EV_DONE };
@@ -42,6 +44,11 @@ typedef struct sim__event {
     double t;
     int kind;
     int id;            /* PLACE / REMOVE: the piece */
+    /* PLACE of a picked-up piece (a move on a board): where it goes */
+    bool dest;
+    bool illegal;      /* the move is illegal: the piece will go back */
+    double x, y, yaw;
+    int16_t gx, gy;
 } sim__event;
 
 typedef struct sim__seat {
@@ -66,6 +73,9 @@ struct sim_stream {
     sim__mat mat;
     sim__renderer *rend;
     double board_x, board_y, board_rot;
+    sim__obj board;    /* the driver's board (has_board), pieces on its top */
+    bool has_board;
+    double base_z;     /* where pieces stand: 0, or the board's top */
     sim__seat seats[RULES_MAX_PLAYERS];
     sim__obj distract[4];
     int ndistract;
@@ -138,6 +148,8 @@ static const sim__driver *sim__driver_for(const char *game)
         return &sim__qwirkle_driver;
     if (game && strcmp(game, "cards") == 0)
         return &sim__cards_driver;
+    if (game && strcmp(game, "cube2") == 0)
+        return &sim__cube2_driver;
     return NULL;
 }
 
@@ -189,6 +201,8 @@ static bool sim__fits(void *ctx, int gx, int gy)
     double band = s->mat.s / 2 + s->mat.margin + 3;
     double ex = band + (c * k->sx + sn * k->sy) / 2, ey = band + (sn * k->sx + c * k->sy) / 2;
     double x, y;
+    if (s->drv->board && (gx < 0 || gy < 0 || gx >= s->drv->board_cols || gy >= s->drv->board_rows))
+        return false;
     sim__cell_mm(s, gx, gy, &x, &y);
     return x >= ex && y >= ey && x <= s->mat.w - ex && y <= s->mat.h - ey;
 }
@@ -217,6 +231,24 @@ static void sim__make_piece(sim_stream *s, const rules_piece *p, bool illegal, s
     k->decorate(s->dstate, &out->obj, &s->rng_move);
 }
 
+/* Where piece i of player p's row lies (before its jitter): beyond the
+ * mat on their side.  False when the seat is at the mat's centre. */
+static bool sim__row_spot(const sim_stream *s, int p, int i, double *x, double *y)
+{
+    const sim__seat *se = &s->seats[p];
+    double cx = s->mat.w / 2, cy = s->mat.h / 2, dx = se->sx - cx, dy = se->sy - cy;
+    double len = hypot(dx, dy), edge;
+    if (len < 1)
+        return false;
+    dx /= len;
+    dy /= len;
+    edge = fabs(dx) * s->mat.w / 2 + fabs(dy) * s->mat.h / 2 + s->mat.s / 2 + s->mat.margin +
+           s->look.mat_extra + 40;
+    *x = cx + dx * edge - dy * (i - 2.5) * 26;
+    *y = cy + dy * edge + dx * (i - 2.5) * 26;
+    return true;
+}
+
 /* Lays out each player's held pieces in a row on their side, beyond the
  * mat; `skip` (may be NULL) are pieces of player `mover` already on their
  * way to the board. */
@@ -230,16 +262,10 @@ static void sim__rows(sim_stream *s, int mover, const rules_move *skip)
         rules_piece h[RULES_MAX_HAND];
         bool used[RULES_MAX_MOVE_PIECES] = {false};
         int n = s->drv->held(s->dstate, p, h, RULES_MAX_HAND);
-        const sim__seat *se = &s->seats[p];
-        double cx = s->mat.w / 2, cy = s->mat.h / 2, dx = se->sx - cx, dy = se->sy - cy;
-        double len = hypot(dx, dy), edge;
+        double x, y;
         s->nrow[p] = 0;
-        if (len < 1)
+        if (!sim__row_spot(s, p, 0, &x, &y))
             continue;
-        dx /= len;
-        dy /= len;
-        edge = fabs(dx) * s->mat.w / 2 + fabs(dy) * s->mat.h / 2 + s->mat.s / 2 + s->mat.margin +
-               s->look.mat_extra + 40;
         for (int i = 0; i < n; i++) {
             sim__placed tmp;
             bool skipped = false;
@@ -249,9 +275,11 @@ static void sim__rows(sim_stream *s, int mover, const rules_move *skip)
             if (skipped)
                 continue;
             sim__make_piece(s, &h[i], false, &tmp);
-            tmp.obj.x = cx + dx * edge - dy * (i - 2.5) * 26 + sim__rng_range(&s->rng_move, -3, 3);
-            tmp.obj.y = cy + dy * edge + dx * (i - 2.5) * 26 + sim__rng_range(&s->rng_move, -3, 3);
+            sim__row_spot(s, p, i, &x, &y);
+            tmp.obj.x = x + sim__rng_range(&s->rng_move, -3, 3);
+            tmp.obj.y = y + sim__rng_range(&s->rng_move, -3, 3);
             tmp.obj.yaw = sim__rng_range(&s->rng_move, 0, 2 * SIM__PI);
+            tmp.obj.z0 = 0; /* beside the mat, on the table */
             s->row[p][s->nrow[p]++] = tmp.obj;
         }
     }
@@ -294,9 +322,25 @@ static void sim__key_add(sim_stream *s, double t, double kx, double ky, double z
 static void sim__event_add(sim_stream *s, double t, int kind, int id)
 {
     sim__event *e = &s->events[s->nevents++];
+    memset(e, 0, sizeof *e);
     e->t = t;
     e->kind = kind;
     e->id = id;
+}
+
+/* A picked-up piece put down on cell (gx, gy) at (x, y), turned yaw. */
+static void sim__event_dest(sim_stream *s, double t, int id, double x, double y, double yaw,
+                            int gx, int gy, bool illegal)
+{
+    sim__event *e = &s->events[s->nevents];
+    sim__event_add(s, t, SIM__EV_PLACE, id);
+    e->dest = true;
+    e->illegal = illegal;
+    e->x = x;
+    e->y = y;
+    e->yaw = yaw;
+    e->gx = (int16_t)gx;
+    e->gy = (int16_t)gy;
 }
 
 static double sim__travel(sim_stream *s, double ax, double ay, double bx, double by)
@@ -320,7 +364,7 @@ static double sim__plan_trip(sim_stream *s, double t, double *hx, double *hy, in
     t += sim__travel(s, *hx, *hy, x, y);
     sim__key_add(s, t, x, y, SIM__Z_HIGH, remove ? -1 : id);
     t += lower;
-    sim__key_add(s, t, x, y, SIM__Z_LOW, -1);
+    sim__key_add(s, t, x, y, SIM__Z_LOW + s->base_z, -1);
     sim__event_add(s, t, remove ? SIM__EV_REMOVE : SIM__EV_PLACE, id);
     if (release)
         *release = t;
@@ -330,6 +374,48 @@ static double sim__plan_trip(sim_stream *s, double t, double *hx, double *hy, in
     *hx = bx;
     *hy = by;
     return t;
+}
+
+/* A move on a board: the hand picks table piece `id` up at (x, y) and
+ * puts it down at (dx, dy), on cell (gx, gy) with turn dyaw, or with off
+ * on the table beside the mat (where the DONE event at *release shows
+ * it); then it goes back to (bx, by).  Returns the time it gets there. */
+static double sim__plan_shift(sim_stream *s, double t, double *hx, double *hy, int id, double x,
+                              double y, double dx, double dy, double dyaw, int gx, int gy,
+                              bool off, bool illegal, double bx, double by, double *release)
+{
+    double lower = sim__rng_range(&s->rng_move, 0.2, 0.4);
+    sim__key_add(s, t, *hx, *hy, SIM__Z_HIGH + 30, -1);
+    t += sim__travel(s, *hx, *hy, x, y);
+    sim__key_add(s, t, x, y, SIM__Z_HIGH, -1);
+    t += lower;
+    sim__key_add(s, t, x, y, SIM__Z_LOW + s->base_z, -1);
+    sim__event_add(s, t, SIM__EV_REMOVE, id);
+    t += lower;
+    sim__key_add(s, t, x, y, SIM__Z_HIGH, -1);
+    t += sim__travel(s, x, y, dx, dy);
+    sim__key_add(s, t, dx, dy, SIM__Z_HIGH, -1);
+    t += lower;
+    sim__key_add(s, t, dx, dy, SIM__Z_LOW + (off ? 0 : s->base_z), -1);
+    if (!off)
+        sim__event_dest(s, t, id, dx, dy, dyaw, gx, gy, illegal);
+    *release = t;
+    t += lower;
+    sim__key_add(s, t, dx, dy, SIM__Z_HIGH, -1);
+    t += sim__travel(s, dx, dy, bx, by);
+    *hx = bx;
+    *hy = by;
+    return t;
+}
+
+/* Where a piece moved to cell (gx, gy) lands: its centre and turn. */
+static void sim__landing(sim_stream *s, int gx, int gy, double *x, double *y, double *yaw)
+{
+    double jit = s->o.clean ? 0.5 : 1.5, rot = s->o.clean ? 1.0 : 4.0;
+    sim__cell_mm(s, gx, gy, x, y);
+    *x += sim__rng_range(&s->rng_move, -jit, jit);
+    *y += sim__rng_range(&s->rng_move, -jit, jit);
+    *yaw = s->board_rot + sim__rng_range(&s->rng_move, -rot, rot) * SIM__PI / 180;
 }
 
 /* Between two pieces of one move the hand only goes back to the edge of
@@ -410,10 +496,18 @@ static int sim__plan(sim_stream *s, double t)
             left += s->placed[i].illegal;
         for (int i = 0; i < s->nplaced; i++)
             if (s->placed[i].illegal) {
+                const sim__placed *q = &s->placed[i];
                 bool last = --left == 0;
-                t = sim__plan_trip(s, t, &hx, &hy, s->placed[i].id, s->placed[i].obj.x,
-                                   s->placed[i].obj.y, true, last ? s->seats[s->player].sx : vx,
-                                   last ? s->seats[s->player].sy : vy, NULL);
+                double bx = last ? s->seats[s->player].sx : vx;
+                double by = last ? s->seats[s->player].sy : vy, x, y, yaw, rel;
+                if (q->has_back) { /* a moved piece goes back to its square */
+                    sim__landing(s, q->back[0], q->back[1], &x, &y, &yaw);
+                    t = sim__plan_shift(s, t, &hx, &hy, q->id, q->obj.x, q->obj.y, x, y, yaw,
+                                        q->back[0], q->back[1], false, false, bx, by, &rel);
+                } else {
+                    t = sim__plan_trip(s, t, &hx, &hy, q->id, q->obj.x, q->obj.y, true, bx, by,
+                                       NULL);
+                }
             }
         sim__key_add(s, t, s->seats[s->player].sx, s->seats[s->player].sy, SIM__Z_HIGH + 30, -1);
         t += fmax(sim__rng_range(&s->rng_move, 0.6, 1.2), 1.5 / s->o.fps);
@@ -474,6 +568,29 @@ static int sim__plan(sim_stream *s, double t)
                                last ? s->seats[s->player].sx : vx,
                                last ? s->seats[s->player].sy : vy, NULL);
         }
+    } else if (s->move->type == RULES_MOVE_MOVE) {
+        /* A piece moved on the board, or off it to the mover's row. */
+        const sim__seat *se = &s->seats[s->player];
+        const sim__placed *p = NULL;
+        double hx = se->sx, hy = se->sy, x = se->sx, y = se->sy, yaw = 0, release = t;
+        for (int i = 0; i < s->nplaced && !p; i++)
+            if (s->placed[i].obj.piece.x == s->move->from[0] &&
+                s->placed[i].obj.piece.y == s->move->from[1])
+                p = &s->placed[i];
+        if (!p)
+            return BASE_EINVAL;
+        if (s->move->to_off) {
+            rules_piece h[RULES_MAX_HAND];
+            int n = s->drv->held ? s->drv->held(s->dstate, s->player, h, RULES_MAX_HAND) : 0;
+            sim__row_spot(s, s->player, n, &x, &y);
+            yaw = sim__rng_range(&s->rng_move, 0, 2 * SIM__PI);
+        } else {
+            sim__landing(s, s->move->to[0], s->move->to[1], &x, &y, &yaw);
+        }
+        t = sim__plan_shift(s, t, &hx, &hy, p->id, p->obj.x, p->obj.y, x, y, yaw,
+                            s->move->to[0], s->move->to[1], s->move->to_off, s->injected, se->sx,
+                            se->sy, &release);
+        sim__event_add(s, release, SIM__EV_DONE, -1);
     } else {
         /* No table change (re-roll, draw, pass): the hand reaches over the
          * edge of the mat to its own cubes and back. */
@@ -540,9 +657,21 @@ static int sim__run_events(sim_stream *s, double t)
         case SIM__EV_PLACE:
             if ((p = sim__pending_find(s, e->id)) != NULL) {
                 sim__placed q = *p;
+                if (e->dest) { /* moved on the board */
+                    q.has_back = q.illegal = e->illegal;
+                    q.back[0] = q.obj.piece.x;
+                    q.back[1] = q.obj.piece.y;
+                    q.obj.x = e->x;
+                    q.obj.y = e->y;
+                    q.obj.yaw = e->yaw;
+                    q.obj.piece.x = e->gx;
+                    q.obj.piece.y = e->gy;
+                    q.picked = p->picked = false;
+                }
                 q.obj.moving = false;
-                /* thin pieces (cards) overlap a little: the later lies on top */
-                q.obj.z0 = q.obj.sz < 2 ? 0.01 * (q.id % 64) : 0;
+                /* thin pieces (cards) overlap a little: the later lies on
+                 * top; others stand where the driver puts them (a board) */
+                q.obj.z0 = q.obj.sz < 2 ? 0.01 * (q.id % 64) : q.obj.z0;
                 if ((rc = sim__table_add(s, &q)) != 0)
                     return rc;
             }
@@ -561,6 +690,10 @@ static int sim__run_events(sim_stream *s, double t)
                 }
             break;
         default:
+            /* a piece taken off lies in the mover's row from now on */
+            for (int i = 0; s->move->type == RULES_MOVE_MOVE && s->move->to_off && i < s->npending;
+                 i++)
+                s->pending[i].picked = false;
             if ((rc = sim__done(s)) != 0)
                 return rc;
             break;
@@ -629,6 +762,8 @@ static int sim__scene(sim_stream *s, double t, sim__obj *objs, int cap)
 {
     int n = 0;
     s->hand_now = false;
+    if (s->has_board && n < cap)
+        objs[n++] = s->board;
     for (int i = 0; i < s->nplaced && n < cap; i++)
         objs[n++] = s->placed[i].obj;
     for (int i = 0; i < s->ndistract && n < cap; i++)
@@ -729,8 +864,12 @@ static cJSON *sim__truth(sim_stream *s, double t, const sim__obj *objs, int n, b
         cJSON_AddNumberToObject(e, "rot_deg", sim__round(p->obj.yaw * 180 / SIM__PI, 0.01));
         if (p->illegal)
             cJSON_AddBoolToObject(e, "illegal", true);
+        if (p->has_back) /* moved by an illegal move: where it stood */
+            cJSON_AddItemToObject(e, "from", cJSON_CreateIntArray((int[]){p->back[0], p->back[1]}, 2));
         if (p->obj.down)
             cJSON_AddBoolToObject(e, "down", true);
+        if (s->has_board) /* pieces of several heights stand on a board */
+            cJSON_AddNumberToObject(e, "top_mm", sim__round(p->obj.z0 + p->obj.sz, 0.01));
         {
             /* covered (by a hand, mostly): the centre of its top face
              * cannot be seen */
@@ -748,6 +887,12 @@ static cJSON *sim__truth(sim_stream *s, double t, const sim__obj *objs, int n, b
         cJSON_AddItemToObject(x, "origin_mm", sim__nums(org, 2, 0.01));
         cJSON_AddNumberToObject(x, "rotation_deg", sim__round(s->board_rot * 180 / SIM__PI, 0.001));
         cJSON_AddItemToObject(x, "pitch_mm", sim__nums(pitch, 2, 0.01));
+        if (s->has_board) {
+            double size[3] = {s->board.sx, s->board.sy, s->board.sz};
+            double ctr[2] = {s->board.x, s->board.y};
+            cJSON_AddItemToObject(x, "centre_mm", sim__nums(ctr, 2, 0.01));
+            cJSON_AddItemToObject(x, "size_mm", sim__nums(size, 3, 0.01));
+        }
     }
     x = cJSON_AddObjectToObject(o, "mat");
     cJSON_AddNumberToObject(x, "w", s->mat.w);
@@ -988,6 +1133,35 @@ static int sim__driver_ok(sim_stream *s, base_err *err)
     return s->drv->failed && s->dstate ? s->drv->failed(s->dstate, err) : 0;
 }
 
+/* Lays the driver's board anywhere inside the markers and their margins
+ * (at the centre when it does not fit), turned up to its limit; the grid's
+ * cell (0, 0) follows from the board's centre. */
+static void sim__board_place(sim_stream *s, sim__rng *r)
+{
+    const sim__driver *d = s->drv;
+    double turn = d->board_turn_deg * SIM__PI / 180, c, sn, ex, ey, band, u, v;
+    d->board(s->dstate, &s->board);
+    s->board_rot = sim__rng_range(r, -turn, turn);
+    c = cos(s->board_rot);
+    sn = sin(s->board_rot);
+    ex = (fabs(c) * s->board.sx + fabs(sn) * s->board.sy) / 2;
+    ey = (fabs(sn) * s->board.sx + fabs(c) * s->board.sy) / 2;
+    band = s->mat.s / 2 + s->mat.margin + 3;
+    s->board.x = band + ex < s->mat.w - band - ex
+                     ? sim__rng_range(r, band + ex, s->mat.w - band - ex)
+                     : s->mat.w / 2;
+    s->board.y = band + ey < s->mat.h - band - ey
+                     ? sim__rng_range(r, band + ey, s->mat.h - band - ey)
+                     : s->mat.h / 2;
+    s->board.yaw = s->board_rot;
+    u = -(d->board_cols - 1) / 2.0 * d->kind->pitch_x;
+    v = -(d->board_rows - 1) / 2.0 * d->kind->pitch_y;
+    s->board_x = s->board.x + c * u - sn * v;
+    s->board_y = s->board.y + sn * u + c * v;
+    s->has_board = true;
+    s->base_z = s->board.z0 + s->board.sz;
+}
+
 static void sim__seats(sim_stream *s, sim__rng *r)
 {
     static const double skins[][3] = {{0.93, 0.75, 0.62}, {0.85, 0.64, 0.5}, {0.72, 0.52, 0.38},
@@ -1028,7 +1202,7 @@ int sim_stream_new(const char *game, uint64_t seed, const sim_options *opt, sim_
     }
     if (!game || !sim__driver_for(game))
         return base_err_set(err, BASE_EUNSUPPORTED,
-                            "sim: cannot simulate game '%s' (supported: qwirkle, cards)",
+                            "sim: cannot simulate game '%s' (supported: qwirkle, cards, cube2)",
                             game ? game : "(none)");
     if (!rules_game_available(game))
         return base_err_set(err, BASE_EUNSUPPORTED, "sim: the %s engine is not built", game);
@@ -1114,9 +1288,13 @@ int sim_stream_new(const char *game, uint64_t seed, const sim_options *opt, sim_
         sim_stream_free(s);
         return rc;
     }
-    s->board_x = s->mat.w / 2 + sim__rng_range(&rscene, -30, 30);
-    s->board_y = s->mat.h / 2 + sim__rng_range(&rscene, -30, 30);
-    s->board_rot = sim__rng_range(&rscene, -6, 6) * SIM__PI / 180;
+    if (s->drv->board) {
+        sim__board_place(s, &rscene);
+    } else {
+        s->board_x = s->mat.w / 2 + sim__rng_range(&rscene, -30, 30);
+        s->board_y = s->mat.h / 2 + sim__rng_range(&rscene, -30, 30);
+        s->board_rot = sim__rng_range(&rscene, -6, 6) * SIM__PI / 180;
+    }
     sim__seats(s, &rscene);
     sim__distractors(s, &rscene);
     for (int k = 0; k < 3; k++) {

@@ -6,7 +6,7 @@
  * render.c   the table (textures, mat, markers, cached once per stream)
  *            and the per-frame ray caster: boxes, cylinders, hands,
  *            soft shadows, glare, vignetting, noise, blur, JPEG
- * qwirkle_pieces.c, cards_pieces.c  each game's piece look (a
+ * qwirkle_pieces.c, cards_pieces.c, cube2_pieces.c  each game's piece look (a
  *            sim__piece_kind) and player (a sim__driver)
  * cards_decks.c  the table of card decks and the rendering of a card's
  *            face or back (OpenCV drawing, librsvg)
@@ -130,6 +130,8 @@ typedef struct sim__obj {
     float gloss;
     bool shadow;        /* casts a shadow */
     bool moving;        /* carried or moving: its pixels make a frame unstable */
+    bool shaded;        /* receives the shadows of other boxes and cylinders
+                           (pieces on a board; the table always does) */
     /* pieces */
     const struct sim__piece_kind *pk;
     rules_piece piece;
@@ -268,6 +270,14 @@ typedef struct sim__driver {
      * Returns the count (at most cap), or a negative error. */
     int nenrol;
     int (*enrol)(int image, rules_piece *out, int cap);
+    /* A board the pieces stand on (cube2), or NULL when the grid is drawn
+     * by nothing but its pieces: board() fills a slab centred at (0, 0),
+     * unturned, board_cols x board_rows cells of the kind's pitch; the
+     * stream lays it anywhere inside the markers, turned up to
+     * board_turn_deg, and stands the pieces on its top. */
+    void (*board)(void *state, sim__obj *out);
+    int board_cols, board_rows;
+    double board_turn_deg;
 } sim__driver;
 
 /* play.c: an illegal one-piece placement for player: a piece of held[]
@@ -275,6 +285,10 @@ typedef struct sim__driver {
  * the engine refuses; BASE_ENOTFOUND when 400 tries find none. */
 int sim__illegal_single(const rules_game *g, int player, const rules_piece *held, int nheld,
                         int spread, sim__rng *r, sim__fits_fn fits, void *ctx, rules_move *m);
+
+/* play.c: inside an n-pointed star of outer radius ro and inner radius ri
+ * with a spike along +u (the qwirkle stars, the cube2 home squares). */
+bool sim__in_star(double u, double v, int n, double ro, double ri);
 
 /* ---- cards_decks.c: the decks of cards ---- */
 
@@ -307,5 +321,6 @@ void sim__cd_deck_close(sim__cd_deck *d);
 
 extern const sim__driver sim__qwirkle_driver;
 extern const sim__driver sim__cards_driver;
+extern const sim__driver sim__cube2_driver;
 
 #endif

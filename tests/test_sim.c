@@ -728,7 +728,14 @@ static int replay(const char *game, uint64_t seed, const sim_options *o, int wan
             rules_piece p;
             const cJSON *pl = cJSON_GetArrayItem(placement, k++);
             assert_int_equal(rules_piece_from_json(game, it, &p, NULL), 0);
-            if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(pl, "illegal")))
+            const cJSON *from = cJSON_GetObjectItemCaseSensitive(pl, "from");
+            if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(pl, "illegal")) && from) {
+                /* moved by an illegal move (cube2): the engine has it
+                 * where it stood */
+                nill++;
+                truth_legal[nt++] = (cube){cJSON_GetArrayItem(from, 0)->valueint,
+                                           cJSON_GetArrayItem(from, 1)->valueint, p.a, p.b};
+            } else if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(pl, "illegal")))
                 nill++;
             else
                 truth_legal[nt++] = (cube){p.x, p.y, p.a, p.b};
@@ -772,6 +779,21 @@ static void test_truth_replays_with_the_engine(void **state)
     o.illegal = 0.4;
     o.clean = true;
     replay("qwirkle", 11, &o, 7);
+}
+
+/* cube2: the 24 placements of the setup, then moves and exits, with
+ * illegal ones (a piece on a home square, a piece moved too far) that a
+ * hand takes back to where it stood. */
+static void test_cube2_truth_replays_with_the_engine(void **state)
+{
+    (void)state;
+    sim_options o = small(160, 120);
+    o.max_moves = 34;
+    o.fps = 1;
+    o.illegal = 0.25;
+    o.clean = true;
+    o.design = 5;
+    replay("cube2", 7, &o, 34);
 }
 
 static void test_cards_truth_replays_with_the_engine(void **state)
@@ -942,6 +964,61 @@ static void test_pieces_project_where_the_truth_says(void **state)
         frames_free(&f);
     }
     assert_true(checked >= 6);
+}
+
+/* cube2's enrolment photo: every piece's top, at the height the truth
+ * gives, shows its colour, in every kind of board. */
+static void test_cube2_pieces_project_where_the_truth_says(void **state)
+{
+    int checked = 0;
+    (void)state;
+    for (int design = 0; design < 3; design++) {
+        sim_options o = small(640, 480);
+        frames f;
+        o.clean = true;
+        o.enrol = 0;
+        o.max_frames = 1;
+        o.design = design;
+        o.setup = SIM_SETUP_GOOD;
+        frames_run("cube2", 20 + (uint64_t)design, &o, &f);
+        for (int i = 0; i < f.n; i++) {
+            cJSON *t = cJSON_Parse(f.truth[i]);
+            const cJSON *pieces, *placement, *it;
+            truth_cam cam;
+            int k = 0;
+            truth_cam_read(t, &cam);
+            pieces = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(t, "position"), "pieces");
+            placement = cJSON_GetObjectItemCaseSensitive(t, "placement");
+            assert_int_equal(cJSON_GetArraySize(pieces), 12);
+            cJSON_ArrayForEach(it, pieces) {
+                double mm[2], sum[3] = {0, 0, 0};
+                const cJSON *pl = cJSON_GetArrayItem(placement, k++);
+                rules_piece p;
+                const vis_image *img = f.img[i];
+                assert_int_equal(rules_piece_from_json("cube2", it, &p, NULL), 0);
+                nums(cJSON_GetObjectItemCaseSensitive(pl, "mm"), mm, 2);
+                vis_point c = project(&cam, mm[0], mm[1], num(pl, "top_mm"));
+                int u = (int)lround(c.x), v = (int)lround(c.y);
+                assert_true(u >= 1 && v >= 1 && u < img->width - 1 && v < img->height - 1);
+                for (int dy = -1; dy <= 1; dy++)
+                    for (int dx = -1; dx <= 1; dx++)
+                        for (int ch = 0; ch < 3; ch++)
+                            sum[ch] += img->data[(size_t)(v + dy) * (size_t)img->stride +
+                                                 (size_t)(u + dx) * 3 + (size_t)ch];
+                int got = nearest_colour(sum[2], sum[1], sum[0]);
+                if (got != p.a)
+                    fail_msg("design %d: the %s %s at (%d,%d) looks %s at its top (BGR %.0f "
+                             "%.0f %.0f)",
+                             design, rules_color_name(p.a), p.b ? "cylinder" : "cube", p.x, p.y,
+                             got >= 0 ? rules_color_name(got) : "black", sum[0] / 9, sum[1] / 9,
+                             sum[2] / 9);
+                checked++;
+            }
+            cJSON_Delete(t);
+        }
+        frames_free(&f);
+    }
+    assert_int_equal(checked, 36);
 }
 
 static void test_cards_project_where_the_truth_says(void **state)
@@ -1335,9 +1412,11 @@ int main(void)
         cmocka_unit_test(test_setups),
         cmocka_unit_test(test_truth_replays_with_the_engine),
         cmocka_unit_test(test_cards_truth_replays_with_the_engine),
+        cmocka_unit_test(test_cube2_truth_replays_with_the_engine),
         cmocka_unit_test(test_markers_found_where_the_truth_says),
         cmocka_unit_test(test_pieces_project_where_the_truth_says),
         cmocka_unit_test(test_cards_project_where_the_truth_says),
+        cmocka_unit_test(test_cube2_pieces_project_where_the_truth_says),
         cmocka_unit_test(test_enrol_photos),
         cmocka_unit_test(test_command_writes_frames_and_truth),
         cmocka_unit_test(test_command_renders_enrolment),
