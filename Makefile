@@ -5,7 +5,7 @@ ASAN_BUILD ?= build-asan
 JOBS       ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all build deps test test-normal test-asan test-fast demo bench models models-qwirkle models-cards models-spread clean
+.PHONY: all build deps test test-normal test-asan test-fast demo bench models models-qwirkle models-cards models-cube2 models-spread clean
 
 all: build
 
@@ -61,13 +61,17 @@ MODELS_CACHE ?= /var/tmp/tablecam-models
 MODEL_HOLD   ?= 4,7
 # drawn-cream, kde-jolly-royal, kde-standard, svg-liberation-serif-4c-small
 MODEL_CARDS_HOLD ?= 2,6,14,28
+# cube2: one design of each board kind (wood, card, cloth: design % 3)
+MODEL_CUBE2_HOLD ?= 3,10,17
+C2_PATCHES = ./$(BUILD)/models/cube2_patches --width 960 --height 720 --moves 40
+C2_DATA = $(MODELS_CACHE)/c2-a,$(MODELS_CACHE)/c2-b
 QW_PATCHES = ./$(BUILD)/models/qwirkle_patches --width 1280 --height 960 --moves 8
 QW_DATA = $(MODELS_CACHE)/qw-a,$(MODELS_CACHE)/qw-b,$(MODELS_CACHE)/qw-c,$(MODELS_CACHE)/qw-d
 CD_PATCHES = ./$(BUILD)/models/cards_patches --width 1280 --height 960 --moves 12
 CD_DATA = $(MODELS_CACHE)/cd-a,$(MODELS_CACHE)/cd-b
 TORCH_CHECK = @command -v /usr/bin/python3 >/dev/null && /usr/bin/python3 -c 'import torch, numpy' 2>/dev/null || \
 	    { echo "make models needs Debian's python3-torch (apt-get install python3-torch)" >&2; exit 1; }
-models: models-qwirkle models-cards
+models: models-qwirkle models-cards models-cube2
 
 models-cards: build
 	$(TORCH_CHECK)
@@ -81,6 +85,19 @@ models-cards: build
 	    models/cards-held.json $(MODELS_CACHE)/cards-held-figures.json
 	/usr/bin/python3 models/train_cards.py --data $(CD_DATA) --hold none \
 	    --figures $(MODELS_CACHE)/cards-held-figures.json --out models/cards.onnx
+
+models-cube2: build
+	$(TORCH_CHECK)
+	mkdir -p $(MODELS_CACHE)
+	[ -f $(MODELS_CACHE)/c2-a/patches.json ] || $(C2_PATCHES) --out $(MODELS_CACHE)/c2-a --designs 0-11 --seeds 1-1 & \
+	[ -f $(MODELS_CACHE)/c2-b/patches.json ] || $(C2_PATCHES) --out $(MODELS_CACHE)/c2-b --designs 12-23 --seeds 1-1 & \
+	wait
+	for d in c2-a c2-b; do [ -f $(MODELS_CACHE)/$$d/patches.json ] || exit 1; done
+	/usr/bin/python3 models/train_cube2.py --data $(C2_DATA) --hold $(MODEL_CUBE2_HOLD) --out models/cube2-held.onnx
+	/usr/bin/python3 -c 'import json,sys; json.dump(json.load(open(sys.argv[1]))["figures"], open(sys.argv[2], "w"))' \
+	    models/cube2-held.json $(MODELS_CACHE)/cube2-held-figures.json
+	/usr/bin/python3 models/train_cube2.py --data $(C2_DATA) --hold none \
+	    --figures $(MODELS_CACHE)/cube2-held-figures.json --out models/cube2.onnx
 
 models-qwirkle: build
 	$(TORCH_CHECK)

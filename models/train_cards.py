@@ -22,7 +22,6 @@ Needs Debian's python3-torch (1.13) and python3-numpy; running and
 testing tablecam never do.
 """
 import argparse
-import hashlib
 import json
 import os
 import sys
@@ -32,31 +31,13 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from patchnet import block, export, fit, load, to_tensor  # noqa: E402
+
 RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
 SUITS = ["spades", "hearts", "diamonds", "clubs"]  # rules/rules.h order
 FACES = ["up", "down", "table"]
 NR, NS, NF = len(RANKS), len(SUITS), len(FACES)
-
-
-def load(dirs):
-    xs, ys, meta = [], [], []
-    for d in dirs:
-        m = json.load(open(os.path.join(d, "patches.json")))
-        s = m["size"]
-        raw = np.fromfile(os.path.join(d, "patches.bin"), dtype=np.uint8)
-        raw = raw.reshape(-1, m["record_bytes"])
-        xs.append(raw[:, 8:].reshape(-1, s, s, 3))
-        ys.append(raw[:, :8].astype(np.int64))
-        meta.append(m)
-    return np.concatenate(xs), np.concatenate(ys), meta
-
-
-def block(cin, cout):
-    return nn.Sequential(nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout),
-                         nn.ReLU())
-
-
-FEATURE_NODE = "/Relu"
 
 
 class Net(nn.Module):
@@ -84,6 +65,16 @@ class Net(nn.Module):
         return self.f2(self.drop(F.relu(self.f1(x))))
 
 
+def losses(out, yb):
+    """Face on every patch; rank and suit on face-up ones only."""
+    loss = F.cross_entropy(out[:, NR + NS:], yb[:, 2])
+    up = yb[:, 2] == 0
+    if up.any():
+        loss = loss + F.cross_entropy(out[up, :NR], yb[up, 0] - 1) + \
+            F.cross_entropy(out[up, NR:NR + NS], yb[up, 1])
+    return loss
+
+
 def augment(x, g):
     n = x.shape[0]
     gain = 1 + 0.25 * (torch.rand(n, 1, 1, 1, generator=g) * 2 - 1)
@@ -98,10 +89,6 @@ def augment(x, g):
         x[soft] = F.conv2d(F.pad(x[soft], (1, 1, 1, 1), mode="replicate"), k2, groups=3)
     x = x + 0.02 * torch.randn(x.shape, generator=g)
     return x.clamp(0, 1)
-
-
-def to_tensor(px):
-    return torch.from_numpy(px).permute(0, 3, 1, 2).float() / 255.0
 
 
 def evaluate(net, x, y, mean, std):
@@ -184,35 +171,13 @@ def main():
     mean = xtr.mean((0, 2, 3)).view(1, 3, 1, 1)
     std = xtr.std((0, 2, 3)).view(1, 3, 1, 1)
     net = Net(a.width)
-    opt = torch.optim.Adam(net.parameters(), lr=2e-3)
-    steps = a.epochs * ((len(xtr) + 127) // 128)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps)
-    yt = torch.from_numpy(ytr)
-    for ep in range(a.epochs):
-        net.train()
-        perm = torch.randperm(len(xtr), generator=g)
-        tot = 0.0
-        for i in range(0, len(xtr), 128):
-            idx = perm[i:i + 128]
-            xb = (augment(xtr[idx].clone(), g) - mean) / std
-            out = net(xb)
-            yb = yt[idx]
-            loss = F.cross_entropy(out[:, NR + NS:], yb[:, 2])
-            up = yb[:, 2] == 0
-            if up.any():
-                loss = loss + F.cross_entropy(out[up, :NR], yb[up, 0] - 1) + \
-                    F.cross_entropy(out[up, NR:NR + NS], yb[up, 1])
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            sched.step()
-            tot += float(loss) * len(idx)
-        line = "epoch %d: loss %.4f" % (ep + 1, tot / len(xtr))
-        if hold:
-            f = evaluate(net, x[test_ok], y[test_ok], mean, std)
-            line += "; held-out decks %s: error %.4f (face %.4f, rank %.4f, suit %.4f)" % (
-                hold, f["error"], f["face_error"], f["rank_error_up"], f["suit_error_up"])
-        print(line, flush=True)
+
+    def report(ep):
+        f = evaluate(net, x[test_ok], y[test_ok], mean, std)
+        return "; held-out decks %s: error %.4f (face %.4f, rank %.4f, suit %.4f)" % (
+            hold, f["error"], f["face_error"], f["rank_error_up"], f["suit_error_up"])
+
+    fit(net, xtr, ytr, mean, std, a.epochs, g, losses, report if hold else None, aug=augment)
 
     figures = {}
     if hold:
@@ -222,34 +187,15 @@ def main():
                    **evaluate(net, x[test_ok], y[test_ok], mean, std)}
     elif a.figures:
         figures = json.load(open(a.figures))
-    net.eval()
-    size = x.shape[2]
-    torch.onnx.export(net, torch.zeros(1, 3, size, size), a.out, opset_version=11,
-                      input_names=["patch"], output_names=["logits"],
-                      dynamic_axes={"patch": {0: "n"}, "logits": {0: "n"}})
-    data = open(a.out, "rb").read()
-    digest = hashlib.sha256(data).hexdigest()
-    if FEATURE_NODE.encode() not in data:
-        sys.exit("train_cards: the exported graph has no node %s" % FEATURE_NODE)
     designs = sorted(set(int(v) for v in y[~test, 3]))
-    manifest = {
-        "input": {"size": size, "channels": 3,
-                  "mean": [round(float(v), 6) for v in mean.flatten()],
-                  "std": [round(float(v), 6) for v in std.flatten()]},
-        "heads": [{"name": "rank", "values": RANKS}, {"name": "suit", "values": SUITS},
-                  {"name": "face", "values": FACES}],
-        "sha256": digest,
-        "features": {"node": FEATURE_NODE, "size": 64},
-        "trained_on": {"designs": designs,
-                       "decks": [names[d] for d in designs] if names else None,
-                       "patches": int(len(xtr)), "data": [m for m in meta],
-                       "epochs": a.epochs, "seed": a.seed, "width": a.width,
-                       "torch": torch.__version__},
-        "figures": figures,
-    }
-    with open(os.path.splitext(a.out)[0] + ".json", "w") as f:
-        json.dump(manifest, f, indent=1)
-        f.write("\n")
+    trained_on = {"designs": designs,
+                  "decks": [names[d] for d in designs] if names else None,
+                  "patches": int(len(xtr)), "data": [m for m in meta],
+                  "epochs": a.epochs, "seed": a.seed, "width": a.width,
+                  "torch": torch.__version__}
+    export(net, x.shape[2], a.out, mean, std,
+           [("rank", RANKS), ("suit", SUITS), ("face", FACES)], trained_on, figures,
+           "train_cards")
     if hold:
         print(json.dumps({k: v for k, v in figures.items() if "confusion" not in k}, indent=1))
 

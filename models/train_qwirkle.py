@@ -17,93 +17,24 @@ Needs Debian's python3-torch (1.13) and python3-numpy; running and
 testing tablecam never do.
 """
 import argparse
-import hashlib
 import json
 import os
 import sys
 
 import numpy as np
 import torch
-import torch.nn as nn
 import torch.nn.functional as F
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from patchnet import Net, export, fit, load, to_tensor  # noqa: E402
 
 # rules/rules.h order (enum rules_shape, enum rules_color)
 SHAPES = ["circle", "square", "diamond", "clover", "star4", "star8"]
 COLORS = ["red", "orange", "yellow", "green", "blue", "purple"]
 
 
-def load(dirs):
-    xs, ys = [], []
-    meta = []
-    for d in dirs:
-        m = json.load(open(os.path.join(d, "patches.json")))
-        s = m["size"]
-        raw = np.fromfile(os.path.join(d, "patches.bin"), dtype=np.uint8)
-        raw = raw.reshape(-1, m["record_bytes"])
-        xs.append(raw[:, 8:].reshape(-1, s, s, 3))
-        ys.append(raw[:, :8].astype(np.int64))
-        meta.append(m)
-    return np.concatenate(xs), np.concatenate(ys), meta
-
-
-def block(cin, cout):
-    """A 3x3 convolution, batch-normalised (folded into the convolution when
-    OpenCV imports the exported graph), and its ReLU."""
-    return nn.Sequential(nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout),
-                         nn.ReLU())
-
-
-FEATURE_NODE = "/Relu"
-
-
-class Net(nn.Module):
-    """Four conv blocks, each at half the size of the one before (32, 16, 8
-    and 4 pixels: a symbol's outline, its parts, their layout), and two
-    heads' logits, concatenated (shape, colour).  Width w = 8 is about 1.2
-    M multiply-adds a patch: what OpenCV's dnn runs in the reader's 0.1 ms
-    a piece on one core."""
-
-    def __init__(self, w=8):
-        super().__init__()
-        self.c1 = block(3, w)
-        self.c2 = block(w, 2 * w)
-        self.c3 = block(2 * w, 4 * w)
-        self.c4 = block(4 * w, 8 * w)
-        self.drop = nn.Dropout(0.2)
-        self.f1 = nn.Linear(8 * w * 4 * 4, 64)
-        self.f2 = nn.Linear(64, len(SHAPES) + len(COLORS))
-
-    def forward(self, x):
-        x = F.max_pool2d(self.c1(x), 2)
-        x = F.max_pool2d(self.c2(x), 2)
-        x = F.max_pool2d(self.c3(x), 2)
-        x = torch.flatten(self.c4(x), 1)
-        return self.f2(self.drop(F.relu(self.f1(x))))
-
-
-def augment(x, g):
-    """Changes a camera makes that the renderer's set may not span:
-    exposure, white balance, contrast, noise, a softer focus; and the
-    symmetries every symbol has (mirror images, quarter turns)."""
-    n = x.shape[0]
-    gain = 1 + 0.25 * (torch.rand(n, 1, 1, 1, generator=g) * 2 - 1)
-    wb = 1 + 0.10 * (torch.rand(n, 3, 1, 1, generator=g) * 2 - 1)
-    x = x * gain * wb
-    soft = torch.rand(n, generator=g) < 0.3
-    if soft.any():
-        k = torch.tensor([0.25, 0.5, 0.25])
-        k2 = (k[:, None] * k[None, :]).expand(3, 1, 3, 3).contiguous()
-        x[soft] = F.conv2d(F.pad(x[soft], (1, 1, 1, 1), mode="replicate"), k2, groups=3)
-    x = x + 0.02 * torch.randn(x.shape, generator=g)
-    flip = torch.rand(n, generator=g) < 0.5
-    x[flip] = torch.flip(x[flip], dims=[3])
-    turn = torch.randint(0, 4, (1,), generator=g).item()
-    x = torch.rot90(x, turn, dims=[2, 3])
-    return x.clamp(0, 1)
-
-
-def to_tensor(px):
-    return torch.from_numpy(px).permute(0, 3, 1, 2).float() / 255.0
+def losses(out, y):
+    return F.cross_entropy(out[:, :6], y[:, 0]) + F.cross_entropy(out[:, 6:], y[:, 1])
 
 
 def evaluate(net, x, y, mean, std):
@@ -177,31 +108,14 @@ def main():
     xtr, ytr = x[~test], y[~test]
     mean = xtr.mean((0, 2, 3)).view(1, 3, 1, 1)
     std = xtr.std((0, 2, 3)).view(1, 3, 1, 1)
-    net = Net(a.width)
-    opt = torch.optim.Adam(net.parameters(), lr=2e-3)
-    steps = a.epochs * ((len(xtr) + 127) // 128)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps)
-    yt = torch.from_numpy(ytr)
-    for ep in range(a.epochs):
-        net.train()
-        perm = torch.randperm(len(xtr), generator=g)
-        tot = 0.0
-        for i in range(0, len(xtr), 128):
-            idx = perm[i:i + 128]
-            xb = (augment(xtr[idx].clone(), g) - mean) / std
-            out = net(xb)
-            loss = F.cross_entropy(out[:, :6], yt[idx, 0]) + F.cross_entropy(out[:, 6:], yt[idx, 1])
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            sched.step()
-            tot += float(loss) * len(idx)
-        line = "epoch %d: loss %.4f" % (ep + 1, tot / len(xtr))
-        if hold:
-            f = evaluate(net, x[test_ok], y[test_ok], mean, std)
-            line += "; held-out designs %s: piece error %.4f (shape %.4f, colour %.4f)" % (
-                hold, f["piece_error"], f["shape_error"], f["color_error"])
-        print(line, flush=True)
+    net = Net(len(SHAPES) + len(COLORS), a.width)
+
+    def report(ep):
+        f = evaluate(net, x[test_ok], y[test_ok], mean, std)
+        return "; held-out designs %s: piece error %.4f (shape %.4f, colour %.4f)" % (
+            hold, f["piece_error"], f["shape_error"], f["color_error"])
+
+    fit(net, xtr, ytr, mean, std, a.epochs, g, losses, report if hold else None)
 
     figures = {}
     if hold:
@@ -210,35 +124,12 @@ def main():
                    **evaluate(net, x[test_ok], y[test_ok], mean, std)}
     elif a.figures:
         figures = json.load(open(a.figures))
-    net.eval()
-    size = px.shape[1]
-    torch.onnx.export(net, torch.zeros(1, 3, size, size), a.out, opset_version=11,
-                      input_names=["patch"], output_names=["logits"],
-                      dynamic_axes={"patch": {0: "n"}, "logits": {0: "n"}})
-    data = open(a.out, "rb").read()
-    digest = hashlib.sha256(data).hexdigest()
-    # the embedding the heads read, relu(f1(x)): what an enrolled set's
-    # prototypes are kept in (vision/pieceset.h); torch 1.13 names the
-    # ONNX node after its place in forward()
-    if FEATURE_NODE.encode() not in data:
-        sys.exit("train_qwirkle: the exported graph has no node %s" % FEATURE_NODE)
-    manifest = {
-        "input": {"size": size, "channels": 3,
-                  "mean": [round(float(v), 6) for v in mean.flatten()],
-                  "std": [round(float(v), 6) for v in std.flatten()]},
-        "heads": [{"name": "shape", "values": SHAPES}, {"name": "color", "values": COLORS}],
-        "sha256": digest,
-        "features": {"node": FEATURE_NODE, "size": 64},
-        "trained_on": {"designs": sorted(set(int(v) for v in y[~test, 2])),
-                       "patches": int(len(xtr)), "data": [m for m in meta],
-                       "epochs": a.epochs, "seed": a.seed, "width": a.width,
-                       "torch": torch.__version__},
-        "figures": figures,
-    }
-    # the normalisation is in the manifest, in [0,1] units, as classify.h wants
-    with open(os.path.splitext(a.out)[0] + ".json", "w") as f:
-        json.dump(manifest, f, indent=1)
-        f.write("\n")
+    trained_on = {"designs": sorted(set(int(v) for v in y[~test, 2])),
+                  "patches": int(len(xtr)), "data": [m for m in meta],
+                  "epochs": a.epochs, "seed": a.seed, "width": a.width,
+                  "torch": torch.__version__}
+    export(net, px.shape[1], a.out, mean, std, [("shape", SHAPES), ("color", COLORS)], trained_on,
+           figures, "train_qwirkle")
     if hold:
         print(json.dumps(figures, indent=1))
 

@@ -1,6 +1,8 @@
 /* referee/reader.c: one camera frame to a reading of the pieces. */
 #include "internal.h"
 
+#include "cube2.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +23,10 @@
  * markers' margins are not, the far room is not. */
 #define REF__SIDE_MIN_MM 40.0
 #define REF__SIDE_MAX_MM 600.0
+/* cube2's board is fitted in a view this fine, px/mm: its lines (down to
+ * 0.6 mm) still show, the view stays small (models/cube2_patches.c cuts
+ * its training patches through the same fit). */
+#define REF__C2_FIND_PPM 1.5
 
 struct ref_reader {
     char game[16];
@@ -41,6 +47,8 @@ struct ref_reader {
     bool has_axes;     /* axes_deg holds the grid's axes of the first reading */
     double axes_deg;
     vis_pieceset *pieces; /* the enrolled set in use (owned), or NULL */
+    vis_cube2 *c2;        /* cube2's recogniser (else NULL) */
+    vis_c2_reading *c2r;
 };
 
 /* Each game's limits: below min_ppm px/mm at the board (the camera's own),
@@ -129,7 +137,8 @@ bool ref_camera_advice(const char *game, ref_camera_seen seen, char *buf, size_t
 
 bool ref_reader_supported(const char *game)
 {
-    return game && (strcmp(game, "qwirkle") == 0 || strcmp(game, "cards") == 0);
+    return game && (strcmp(game, "qwirkle") == 0 || strcmp(game, "cards") == 0 ||
+                    strcmp(game, "cube2") == 0);
 }
 
 static bool ref__is_cards(const ref_reader *r) { return r->cards != NULL; }
@@ -155,11 +164,13 @@ int ref_reader_new(const ref_reader_config *cfg, ref_reader **out, base_err *err
     if ((cfg->mat && (rc = cal_mat_parse(cfg->mat, &r->mat, err)) != 0) ||
         (rc = vis_aruco_new(VIS_ARUCO_4X4_50, &r->det, err)) != 0 ||
         (rc = vis_qwirkle_new(REF__QW_CUBE_MM, NULL, &r->qw, err)) != 0 ||
-        (strcmp(cfg->game, "cards") == 0 && (rc = vis_cards_new(0, 0, &r->cards, err)) != 0)) {
+        (strcmp(cfg->game, "cards") == 0 && (rc = vis_cards_new(0, 0, &r->cards, err)) != 0) ||
+        (strcmp(cfg->game, "cube2") == 0 && (rc = vis_cube2_new(0, 0, 0, &r->c2, err)) != 0)) {
         ref_reader_free(r);
         return rc;
     }
-    if (!(r->vr = malloc(sizeof *r->vr)) || (r->cards && !(r->cr = malloc(sizeof *r->cr)))) {
+    if (!(r->vr = malloc(sizeof *r->vr)) || (r->cards && !(r->cr = malloc(sizeof *r->cr))) ||
+        (r->c2 && !(r->c2r = malloc(sizeof *r->c2r)))) {
         ref_reader_free(r);
         return base_err_set(err, BASE_ENOMEM, "out of memory");
     }
@@ -175,6 +186,8 @@ void ref_reader_free(ref_reader *r)
     vis_qwirkle_free(r->qw);
     vis_pieceset_free(r->pieces);
     vis_cards_free(r->cards);
+    vis_cube2_free(r->c2);
+    free(r->c2r);
     free(r->vr);
     free(r->cr);
     free(r);
@@ -311,27 +324,15 @@ static double ref__mat_turn(const cal_mat_fit *fit, cal_mat m)
     return sum / 4;
 }
 
-/* Finds the mat, surveys the play area and rectifies the cubes' part of
- * it finely: *top (NULL when no cube is in view) and *view for the
- * recogniser; out gets the mat and hand fields. */
-static int ref__prepare(ref_reader *r, const vis_image *frame, ref_reading *out, vis_image **top_out,
-                        vis_view *view_out, base_err *err)
+/* The mat in frame: the fit kept while the markers look as they did, else
+ * found again (the last one kept when markers are covered); out's mat
+ * fields and frame size are set. */
+static int ref__locate(ref_reader *r, const vis_image *frame, ref_reading *out, base_err *err)
 {
-    cal_mat_fit fit;
-    vis_image *top = NULL;
-    vis_view view;
-    vis_survey sv;
     const vis_camera *lens = r->has_lens ? &r->lens : NULL;
+    cal_mat_fit fit;
     base_err local;
-    double cx, cy, cam_ppm, ppm;
-    /* Per game: the plane of the pieces' faces, the survey's resolution,
-     * the least fine one, and the margin around the pieces. */
-    const double height = ref__is_cards(r) ? REF__CARD_Z_MM : REF__QW_CUBE_MM;
-    const double survey_ppm = ref__is_cards(r) ? 1.0 : REF__SURVEY_PPM;
-    const double min_ppm = ref__is_cards(r) ? 1.5 : 1.2;
-    const double grow = ref__is_cards(r) ? 20 : 2 * REF__QW_CUBE_MM;
     int rc;
-
     memset(out, 0, sizeof *out);
     if (!frame || frame->channels != 3)
         return base_err_set(err, BASE_EINVAL, "ref_reader_read: expected a colour frame");
@@ -374,6 +375,30 @@ static int ref__prepare(ref_reader *r, const vis_image *frame, ref_reading *out,
     out->frame_w = frame->width;
     out->frame_h = frame->height;
     out->mat_turn_deg = ref__mat_turn(&r->fit, r->mat);
+    return 0;
+}
+
+/* Finds the mat, surveys the play area and rectifies the cubes' part of
+ * it finely: *top (NULL when no cube is in view) and *view for the
+ * recogniser; out gets the mat and hand fields. */
+static int ref__prepare(ref_reader *r, const vis_image *frame, ref_reading *out, vis_image **top_out,
+                        vis_view *view_out, base_err *err)
+{
+    vis_image *top = NULL;
+    vis_view view;
+    vis_survey sv;
+    const vis_camera *lens = r->has_lens ? &r->lens : NULL;
+    double cx, cy, cam_ppm, ppm;
+    /* Per game: the plane of the pieces' faces, the survey's resolution,
+     * the least fine one, and the margin around the pieces. */
+    const double height = ref__is_cards(r) ? REF__CARD_Z_MM : REF__QW_CUBE_MM;
+    const double survey_ppm = ref__is_cards(r) ? 1.0 : REF__SURVEY_PPM;
+    const double min_ppm = ref__is_cards(r) ? 1.5 : 1.2;
+    const double grow = ref__is_cards(r) ? 20 : 2 * REF__QW_CUBE_MM;
+    int rc;
+
+    if ((rc = ref__locate(r, frame, out, err)) != 0)
+        return rc;
     memset(&view, 0, sizeof view);
     view.mat_w = r->mat.w;
     view.mat_h = r->mat.h;
@@ -572,11 +597,74 @@ static void ref__orient(ref_reader *r, ref_reading *out)
     ref_reading_turn_to(out, r->axes_deg);
 }
 
+/* cube2: the board fitted in the view of its top's plane, then every
+ * square read from the frame on the plane of the pieces' tops.  A square
+ * a hand covers is not read (the reading says hand); a board not found
+ * reads as no pieces with the hand flag up, for it is not known to be
+ * empty.  With a lens profile the planes' maps leave the lens out (the
+ * patches are cut from the frame as the camera gave it, as the classifier
+ * was trained). */
+static int ref__read_cube2(ref_reader *r, const vis_image *frame, ref_reading *out, base_err *err)
+{
+    const vis_camera *lens = r->has_lens ? &r->lens : NULL;
+    vis_image *view = NULL;
+    vis_view vw;
+    vis_c2_board b;
+    vis_homography top;
+    int rc;
+    if ((rc = ref__locate(r, frame, out, err)) != 0)
+        return rc;
+    memset(&vw, 0, sizeof vw);
+    vw.px_per_mm = REF__C2_FIND_PPM;
+    vw.mat_w = r->mat.w;
+    vw.mat_h = r->mat.h;
+    vw.marker_mm = r->mat.s;
+    if ((rc = cal_rectify(frame, &r->fit, r->mat, lens, VIS_C2_BOARD_Z_MM, vw.px_per_mm, 0, &view,
+                          err)) != 0)
+        return rc;
+    rc = vis_cube2_find(r->c2, view, &vw, &b, err);
+    vis_image_free(view);
+    if (rc == 0)
+        rc = cal_mat_plane(&r->fit, NULL, VIS_C2_TOP_Z_MM, &top, err);
+    if (rc == 0)
+        rc = vis_cube2_read(r->c2, frame, top, &b, r->c2r, err);
+    if (rc != 0)
+        return rc;
+    out->pitch_mm = b.pitch_mm;
+    out->grid_angle_deg = b.angle_deg;
+    out->cam_px_per_mm = cal_mat_px_per_mm(&r->fit, b.x0_mm, b.y0_mm);
+    out->hand = !b.found || r->c2r->hand;
+    BASE_DEBUG("reader", "cube2 board %s (contrast %.1f) at %.1f,%.1f turned %.1f%s",
+               b.found ? "found" : "not found", b.contrast, b.x0_mm, b.y0_mm, b.angle_deg,
+               r->c2r->hand ? ", a hand" : "");
+    for (int i = 0; i < r->c2r->nsquares && out->n < REF_MAX_READ; i++) {
+        const vis_c2_square *q = &r->c2r->squares[i];
+        rules_piece *p = &out->pieces[out->n];
+        if (q->covered || q->color < 0)
+            continue;
+        memset(p, 0, sizeof *p);
+        p->owner = -1;
+        p->x = (int16_t)q->col;
+        p->y = (int16_t)q->row;
+        p->a = (uint8_t)q->color;
+        p->b = (uint8_t)q->shape;
+        out->conf[out->n] = q->conf;
+        ref__alts(p, q->conf, q->color2, q->color_conf, q->color_p2, q->shape2, q->shape_conf,
+                  q->shape_p2, &out->alt[out->n]);
+        out->x_mm[out->n] = q->x_mm;
+        out->y_mm[out->n] = q->y_mm;
+        out->n++;
+    }
+    return 0;
+}
+
 static int ref__read(ref_reader *r, const vis_image *frame, ref_reading *out, base_err *err)
 {
     vis_image *top = NULL;
     vis_view view;
     int rc;
+    if (r->c2)
+        return ref__read_cube2(r, frame, out, err);
     if ((rc = ref__prepare(r, frame, out, &top, &view, err)) != 0 || !top)
         return rc;
     /* The frame itself, which the classifiers were trained on (one
@@ -719,6 +807,8 @@ int ref_reader_use_model(ref_reader *r, const char *onnx_path, base_err *err)
         return base_err_set(err, BASE_EINVAL, "ref_reader_use_model: NULL reader");
     if (ref__is_cards(r))
         return vis_cards_use_model(r->cards, onnx_path, err);
+    if (r->c2)
+        return vis_cube2_use_model(r->c2, onnx_path, err);
     if ((rc = vis_qwirkle_use_model(r->qw, onnx_path, err)) == 0) {
         /* the set was enrolled with the old model's features */
         vis_pieceset_free(r->pieces);

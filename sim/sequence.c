@@ -351,6 +351,9 @@ static double sim__travel(sim_stream *s, double ax, double ay, double bx, double
 
 #define SIM__Z_HIGH 90.0
 #define SIM__Z_LOW 26.0 /* the carried cube's base touches the table */
+/* A board's square is covered when a hand hides the point this high
+ * above its centre: the pieces' tops (20-26 mm), where a reader looks. */
+#define SIM__COVER_Z 22.0
 
 /* The hand brings piece `id` (waiting in pending[]) from (*hx, *hy) to
  * (x, y) and lets go; or, with remove, picks up table piece `id` at (x, y)
@@ -887,6 +890,24 @@ static cJSON *sim__truth(sim_stream *s, double t, const sim__obj *objs, int n, b
         cJSON_AddItemToObject(x, "origin_mm", sim__nums(org, 2, 0.01));
         cJSON_AddNumberToObject(x, "rotation_deg", sim__round(s->board_rot * 180 / SIM__PI, 0.001));
         cJSON_AddItemToObject(x, "pitch_mm", sim__nums(pitch, 2, 0.01));
+        if (s->has_board) {
+            /* squares a hand (or what it carries) hides at the height of
+             * the pieces' tops: what a reader cannot see there */
+            sim__obj mv[8];
+            int nmv = 0;
+            cJSON *cov = cJSON_AddArrayToObject(x, "covered");
+            for (int i = 0; i < n && nmv < 8; i++)
+                if (objs[i].moving)
+                    mv[nmv++] = objs[i];
+            for (int r = 0; nmv > 0 && r < s->drv->board_rows; r++)
+                for (int c = 0; c < s->drv->board_cols; c++) {
+                    sim__v3 p;
+                    sim__cell_mm(s, c, r, &p.x, &p.y);
+                    p.z = s->base_z + SIM__COVER_Z;
+                    if (sim__occluded(s->rend, mv, nmv, p))
+                        cJSON_AddItemToArray(cov, cJSON_CreateIntArray((int[]){c, r}, 2));
+                }
+        }
         if (s->has_board) {
             double size[3] = {s->board.sx, s->board.sy, s->board.sz};
             double ctr[2] = {s->board.x, s->board.y};

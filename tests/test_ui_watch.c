@@ -242,6 +242,73 @@ static void test_simulated_match_is_stored_as_announced(void **state)
     free(dir);
 }
 
+/* A cube2 match from the camera: the setup's 24 placements and the moves
+ * after it stored as the simulator played them, in order, by the right
+ * players (the simulator's match does not depend on the frame size, so
+ * its truth comes from a stamp-sized run of the same seed). */
+static void test_cube2_match_as_played(void **state)
+{
+    char *dir = th_tmpdir(), *db = th_path(dir, "t.db"), *sim = th_path(dir, "sim");
+    char *tpath = th_path(sim, "truth.jsonl"), *truth;
+    th_run r, s;
+    int k = 0, n = 0;
+    (void)state;
+    assert_int_equal(th_tablecam(&r, NULL,
+                                 (const char *[]){"sim", "--game", "cube2", "--seed", "5",
+                                                  "--design", "17", "--fps", "4", "--moves", "26",
+                                                  "--width", "64", "--height", "48", "--out", sim,
+                                                  NULL}),
+                     0);
+    assert_int_equal(r.status, 0);
+    th_run_free(&r);
+    assert_int_equal(th_tablecam(&r, NULL,
+                                 (const char *[]){"watch", "--game", "cube2", "--camera",
+                                                  "sim:cube2:seed=5:design=17:960x720:fps=4:moves=26",
+                                                  "--players", "Ann,Bob", "--db", db, "--no-keys",
+                                                  NULL}),
+                     0);
+    if (r.status != 0)
+        fail_msg("watch: %s", r.err);
+    assert_int_equal(th_tablecam(&s, NULL, (const char *[]){"export", "--db", db, "1", NULL}), 0);
+    assert_int_equal(s.status, 0);
+    truth = th_read_file(tpath, NULL);
+    assert_non_null(truth);
+    for (int i = 0; i < th_count_lines(truth); i++) {
+        char *line = th_line(truth, i), *got;
+        cJSON *t = cJSON_Parse(line), *want, *have;
+        const cJSON *mv = cJSON_GetObjectItem(t, "move");
+        free(line);
+        if (!mv) {
+            cJSON_Delete(t);
+            continue;
+        }
+        n++;
+        got = th_line(s.out, ++k); /* line 0 is the header */
+        assert_non_null(got);
+        want = cJSON_GetObjectItem(mv, "event");
+        have = cJSON_Parse(got);
+        if (!cJSON_Compare(cJSON_GetObjectItem(want, "move"), cJSON_GetObjectItem(have, "move"),
+                           true) ||
+            cJSON_GetObjectItem(want, "player")->valueint !=
+                cJSON_GetObjectItem(have, "player")->valueint)
+            fail_msg("event %d: the simulator played %s, the store has %s", n,
+                     cJSON_PrintUnformatted(want), got);
+        cJSON_Delete(have);
+        cJSON_Delete(t);
+        free(got);
+    }
+    assert_int_equal(n, 26);
+    assert_int_equal(th_count_lines(s.out), 27);
+    free(truth);
+    th_run_free(&s);
+    th_run_free(&r);
+    th_rmtree(dir);
+    free(tpath);
+    free(sim);
+    free(db);
+    free(dir);
+}
+
 /* ---- the keys, unit by unit ---- */
 
 /* Question 3: two answers and "no piece there". */
@@ -653,6 +720,7 @@ int main(void)
         cmocka_unit_test(test_answers_line),
         cmocka_unit_test(test_bad_setups_store_nothing),
         cmocka_unit_test(test_simulated_match_is_stored_as_announced),
+        cmocka_unit_test(test_cube2_match_as_played),
         cmocka_unit_test(test_keys),
         cmocka_unit_test(test_demo_flags),
         cmocka_unit_test(test_cards_start),

@@ -4,7 +4,7 @@
  *   {"game":"qwirkle","pieces":[{"x":0,"y":0,"color":"red","shape":"star8",
  *    "conf":0.93},...],"mat":{"found":[0,1,2,3]}}
  * Cells are counted from the top-left piece (positions are equal up to a
- * translation); "hand":true is added when a hand is over the play area,
+ * translation), cube2's are the board's squares; "hand":true is added when a hand is over the play area,
  * whose pieces are then not to be trusted. */
 #include "ui.h"
 
@@ -45,7 +45,7 @@ int ui_cmd_recognize(int argc, char **argv)
         return UI_EXIT_USAGE;
     }
     if (!ref_reader_supported(game))
-        return ui_fail(self, UI_EXIT_USAGE, "no recogniser for the game '%s' (qwirkle and cards have one)",
+        return ui_fail(self, UI_EXIT_USAGE, "no recogniser for the game '%s' (qwirkle, cards and cube2 have one)",
                        game);
     if ((status = ui_reader_setup(self, game, mat, lensname, profile, dbpath, &cfg, &lens,
                                   &prof)) != UI_EXIT_OK)
@@ -80,7 +80,9 @@ int ui_cmd_recognize(int argc, char **argv)
         int minx = 0, miny = 0;
         cJSON_AddStringToObject(root, "game", game);
         pieces = cJSON_AddArrayToObject(root, "pieces");
-        for (int i = 0; i < reading->n; i++) {
+        /* qwirkle and cards cells are counted from the top-left piece;
+         * cube2's are the board's own squares (FORMATS.md 4) */
+        for (int i = 0; strcmp(game, "cube2") != 0 && i < reading->n; i++) {
             if (i == 0 || reading->pieces[i].x < minx)
                 minx = reading->pieces[i].x;
             if (i == 0 || reading->pieces[i].y < miny)

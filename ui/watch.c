@@ -476,7 +476,7 @@ int ui_watch_run(const ui_command *cmd, const ui_watch_opts *o)
     if (!rules_game_available(o->game))
         return ui_fail(cmd, UI_EXIT_USAGE, "unknown game '%s'", o->game ? o->game : "");
     if (!ref_reader_supported(o->game))
-        return ui_fail(cmd, UI_EXIT_USAGE, "the camera cannot read %s yet (only qwirkle and cards)",
+        return ui_fail(cmd, UI_EXIT_USAGE, "the camera cannot read %s yet (only qwirkle, cards and cube2)",
                        o->game);
     if (o->start && (strcmp(o->game, "cards") != 0 || o->resume))
         return ui_fail(cmd, UI_EXIT_USAGE,
