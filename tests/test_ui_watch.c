@@ -709,6 +709,11 @@ static void test_demo_flags(void **state)
     assert_int_equal(th_tablecam(&r, NULL, (const char *[]){"demo", "--bogus", NULL}), 0);
     assert_int_equal(r.status, 2);
     th_run_free(&r);
+    /* a game the demo does not play, named */
+    assert_int_equal(th_tablecam(&r, NULL, (const char *[]){"demo", "--game", "stack4", NULL}), 0);
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, "--game 'stack4'"));
+    th_run_free(&r);
 }
 
 int main(void)

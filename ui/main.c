@@ -8,8 +8,8 @@
 static const ui_command ui__commands[] = {
     {"help", "list the commands, or show how to use one", "[COMMAND]", ui_cmd_help},
     {"version", "print the version", "", ui_cmd_version},
-    {"demo", "a simulated Qwirkle Cubes match refereed live, with the web app",
-     "[--seed N] [--moves M] [--http ADDR] [--db FILE] [--size WxH] [--fast] [--no-web] [--json] "
+    {"demo", "a simulated match (Qwirkle Cubes unless --game) refereed live, with the web app",
+     "[--game qwirkle|cards|cube2] [--seed N] [--moves M] [--http ADDR] [--db FILE] [--size WxH] [--fast] [--no-web] [--json] "
      "[--hold]",
      ui_cmd_demo},
     {"watch", "referee a live game from a camera", 
