@@ -148,3 +148,20 @@ def export(net, size, out, mean, std, heads, trained_on, figures, who):
     with open(os.path.splitext(out)[0] + ".json", "w") as f:
         json.dump(manifest, f, indent=1)
         f.write("\n")
+
+
+def prepare(data, hold, design_col):
+    """The patches of the directories in data (comma-separated), split by
+    the design label (column design_col) into training and held-out:
+    hold is "none" or designs "3,10,17".  Returns (px, y, meta, hold,
+    test, x, xtr, ytr, mean, std): the raw patches and labels, the held
+    designs and their mask, the patches as a tensor, the training ones,
+    and the per-channel normalisation measured on those."""
+    px, y, meta = load(data.split(","))
+    hold = [] if hold == "none" else [int(v) for v in hold.split(",")]
+    test = np.isin(y[:, design_col], hold)
+    x = to_tensor(px)
+    xtr, ytr = x[~test], y[~test]
+    mean = xtr.mean((0, 2, 3)).view(1, 3, 1, 1)
+    std = xtr.std((0, 2, 3)).view(1, 3, 1, 1)
+    return px, y, meta, hold, test, x, xtr, ytr, mean, std

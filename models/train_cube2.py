@@ -21,12 +21,11 @@ import json
 import os
 import sys
 
-import numpy as np
 import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from patchnet import Net, export, fit, load, to_tensor  # noqa: E402
+from patchnet import Net, export, fit, prepare  # noqa: E402
 
 # vision/cube2Int.h: the colour head's values; then rules' enum rules_c2shape
 COLORS = ["empty", "red", "orange", "yellow", "green", "blue", "purple", "covered"]
@@ -103,13 +102,7 @@ def main():
     torch.set_num_threads(2)
     g = torch.Generator().manual_seed(a.seed)
 
-    px, y, meta = load(a.data.split(","))
-    hold = [] if a.hold == "none" else [int(v) for v in a.hold.split(",")]
-    test = np.isin(y[:, 2], hold)
-    x = to_tensor(px)
-    xtr, ytr = x[~test], y[~test]
-    mean = xtr.mean((0, 2, 3)).view(1, 3, 1, 1)
-    std = xtr.std((0, 2, 3)).view(1, 3, 1, 1)
+    px, y, meta, hold, test, x, xtr, ytr, mean, std = prepare(a.data, a.hold, 2)
     net = Net(len(COLORS) + len(SHAPES), a.width)
 
     def report(ep):

@@ -21,12 +21,11 @@ import json
 import os
 import sys
 
-import numpy as np
 import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from patchnet import Net, export, fit, load, to_tensor  # noqa: E402
+from patchnet import Net, export, fit, prepare  # noqa: E402
 
 # rules/rules.h order (enum rules_shape, enum rules_color)
 SHAPES = ["circle", "square", "diamond", "clover", "star4", "star8"]
@@ -98,16 +97,10 @@ def main():
     torch.set_num_threads(2)
     g = torch.Generator().manual_seed(a.seed)
 
-    px, y, meta = load(a.data.split(","))
-    hold = [] if a.hold == "none" else [int(v) for v in a.hold.split(",")]
-    test = np.isin(y[:, 2], hold)
+    px, y, meta, hold, test, x, xtr, ytr, mean, std = prepare(a.data, a.hold, 2)
     # held-out figures: the cubes a camera the referee accepts sees
     seen = (y[:, 3] >= a.min_ppm * 40) & (y[:, 4] < a.max_blur * 40)
     test_ok = test & seen
-    x = to_tensor(px)
-    xtr, ytr = x[~test], y[~test]
-    mean = xtr.mean((0, 2, 3)).view(1, 3, 1, 1)
-    std = xtr.std((0, 2, 3)).view(1, 3, 1, 1)
     net = Net(len(SHAPES) + len(COLORS), a.width)
 
     def report(ep):

@@ -818,37 +818,11 @@ static int sim__shadows(sim__renderer *r, const sim__obj *objs, int n)
 
 static double sim__smooth01(double x) { return x <= 0 ? 0 : x >= 1 ? 1 : x * x * (3 - 2 * x); }
 
-/* Shadow in [0, 1] at table point (x, y) from the boxes and cylinders. */
-static double sim__box_shadow(const sim__renderer *r, double x, double y)
-{
-    double s = 0;
-    if (r->bw == 0 || x < r->bx0 || y < r->by0)
-        return 0;
-    int i = (int)((x - r->bx0) / r->bin), j = (int)((y - r->by0) / r->bin);
-    if (i >= r->bw || j >= r->bh)
-        return 0;
-    size_t b = (size_t)j * (size_t)r->bw + (size_t)i;
-    for (int q = r->bstart[b]; q < r->bstart[b + 1]; q++) {
-        const sim__hull *h = &r->hulls[r->bitems[q]];
-        double sd = -INFINITY;
-        if (x < h->x0 || x > h->x1 || y < h->y0 || y > h->y1)
-            continue;
-        for (int k = 0; k < h->n; k++) {
-            double e = h->nx[k] * x + h->ny[k] * y - h->c[k];
-            if (e > sd)
-                sd = e;
-        }
-        double v = sim__smooth01(0.5 - sd / h->w);
-        if (v > s)
-            s = v;
-    }
-    return s;
-}
-
 /* Shadow in [0, 1] at point (x, y, z) on object self from the other boxes
  * and cylinders that stand higher (pieces on a board): their hulls are
  * cast on the table, so the point is looked up where the light through it
- * meets the table. */
+ * meets the table.  With objs NULL, a point of the table itself (z 0),
+ * which every hull shades. */
 static double sim__obj_shadow(const sim__renderer *r, const sim__obj *objs, const sim__obj *self,
                               double x, double y, double z)
 {
@@ -862,12 +836,12 @@ static double sim__obj_shadow(const sim__renderer *r, const sim__obj *objs, cons
     size_t b = (size_t)j * (size_t)r->bw + (size_t)i;
     for (int q = r->bstart[b]; q < r->bstart[b + 1]; q++) {
         const sim__hull *h = &r->hulls[r->bitems[q]];
-        const sim__obj *o = &objs[r->bitems[q]];
+        const sim__obj *o = objs ? &objs[r->bitems[q]] : NULL;
         double sd = -INFINITY;
         /* only what rises above the point can shade it (0.5 mm: a face
          * does not shade itself) */
-        if (o == self || o->z0 + o->sz <= z + 0.5 || tx < h->x0 || tx > h->x1 || ty < h->y0 ||
-            ty > h->y1)
+        if ((objs && (o == self || o->z0 + o->sz <= z + 0.5)) || tx < h->x0 || tx > h->x1 ||
+            ty < h->y0 || ty > h->y1)
             continue;
         for (int k = 0; k < h->n; k++) {
             double e = h->nx[k] * tx + h->ny[k] * ty - h->c[k];
@@ -1126,7 +1100,7 @@ static void sim__table_pixel(const sim__renderer *r, const sim__obj *objs, int n
     const float *lit = r->lit + 3 * i, *sh = r->shad + 3 * i;
     double px = r->tpt[2 * i], py = r->tpt[2 * i + 1], s = 0;
     if (!isnan(px)) {
-        s = sim__box_shadow(r, px, py);
+        s = sim__obj_shadow(r, NULL, NULL, px, py, 0);
         if (any_hand && s < 1) {
             double hs = sim__hand_shadow(r, objs, n, px, py, 0);
             if (hs > s)
