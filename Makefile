@@ -64,7 +64,9 @@ MODEL_CARDS_HOLD ?= 2,6,14,28
 # cube2: one design of each board kind (wood, card, cloth: design % 3)
 MODEL_CUBE2_HOLD ?= 3,10,17
 C2_PATCHES = ./$(BUILD)/models/cube2_patches --width 960 --height 720 --moves 40
-C2_DATA = $(MODELS_CACHE)/c2-a,$(MODELS_CACHE)/c2-b
+# 5 epochs over the four parts: about as many steps as 12 over one seed
+C2_EPOCHS ?= 5
+C2_DATA = $(MODELS_CACHE)/c2-a,$(MODELS_CACHE)/c2-b,$(MODELS_CACHE)/c2-c,$(MODELS_CACHE)/c2-d
 QW_PATCHES = ./$(BUILD)/models/qwirkle_patches --width 1280 --height 960 --moves 8
 QW_DATA = $(MODELS_CACHE)/qw-a,$(MODELS_CACHE)/qw-b,$(MODELS_CACHE)/qw-c,$(MODELS_CACHE)/qw-d
 CD_PATCHES = ./$(BUILD)/models/cards_patches --width 1280 --height 960 --moves 12
@@ -92,11 +94,15 @@ models-cube2: build
 	[ -f $(MODELS_CACHE)/c2-a/patches.json ] || $(C2_PATCHES) --out $(MODELS_CACHE)/c2-a --designs 0-11 --seeds 1-1 & \
 	[ -f $(MODELS_CACHE)/c2-b/patches.json ] || $(C2_PATCHES) --out $(MODELS_CACHE)/c2-b --designs 12-23 --seeds 1-1 & \
 	wait
-	for d in c2-a c2-b; do [ -f $(MODELS_CACHE)/$$d/patches.json ] || exit 1; done
-	/usr/bin/python3 models/train_cube2.py --data $(C2_DATA) --hold $(MODEL_CUBE2_HOLD) --out models/cube2-held.onnx
+	[ -f $(MODELS_CACHE)/c2-c/patches.json ] || $(C2_PATCHES) --out $(MODELS_CACHE)/c2-c --designs 0-11 --seeds 2-3 & \
+	[ -f $(MODELS_CACHE)/c2-d/patches.json ] || $(C2_PATCHES) --out $(MODELS_CACHE)/c2-d --designs 12-23 --seeds 2-3 & \
+	wait
+	for d in c2-a c2-b c2-c c2-d; do [ -f $(MODELS_CACHE)/$$d/patches.json ] || exit 1; done
+	/usr/bin/python3 models/train_cube2.py --data $(C2_DATA) --epochs $(C2_EPOCHS) --hold $(MODEL_CUBE2_HOLD) \
+	    --out models/cube2-held.onnx
 	/usr/bin/python3 -c 'import json,sys; json.dump(json.load(open(sys.argv[1]))["figures"], open(sys.argv[2], "w"))' \
 	    models/cube2-held.json $(MODELS_CACHE)/cube2-held-figures.json
-	/usr/bin/python3 models/train_cube2.py --data $(C2_DATA) --hold none \
+	/usr/bin/python3 models/train_cube2.py --data $(C2_DATA) --epochs $(C2_EPOCHS) --hold none \
 	    --figures $(MODELS_CACHE)/cube2-held-figures.json --out models/cube2.onnx
 
 models-qwirkle: build
