@@ -5,6 +5,7 @@ augmentations, and the tensor layout classify.h feeds.
 Needs Debian's python3-torch (1.13) and python3-numpy; running and
 testing tablecam never do.
 """
+import argparse
 import hashlib
 import json
 import os
@@ -165,3 +166,18 @@ def prepare(data, hold, design_col):
     mean = xtr.mean((0, 2, 3)).view(1, 3, 1, 1)
     std = xtr.std((0, 2, 3)).view(1, 3, 1, 1)
     return px, y, meta, hold, test, x, xtr, ytr, mean, std
+
+
+def arguments(epochs):
+    """The command line every training script takes (its own options are
+    added to the parser it returns): --data, --out, --hold, --epochs
+    (default epochs), --seed, --width, --figures."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--data", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--hold", default="none")
+    ap.add_argument("--epochs", type=int, default=epochs)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--width", type=int, default=8, help="channels of the first block")
+    ap.add_argument("--figures", default=None, help="held-out figures (JSON) to carry")
+    return ap

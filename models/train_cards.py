@@ -21,7 +21,6 @@ deck (--hold none) and carries the held-out figures of the run before it
 Needs Debian's python3-torch (1.13) and python3-numpy; running and
 testing tablecam never do.
 """
-import argparse
 import json
 import os
 import sys
@@ -32,7 +31,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from patchnet import block, export, fit, load, to_tensor  # noqa: E402
+from patchnet import arguments, block, export, fit, load, to_tensor  # noqa: E402
 
 RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
 SUITS = ["spades", "hearts", "diamonds", "clubs"]  # rules/rules.h order
@@ -139,14 +138,7 @@ def evaluate(net, x, y, mean, std):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--data", required=True)
-    ap.add_argument("--out", required=True)
-    ap.add_argument("--hold", default="none")
-    ap.add_argument("--epochs", type=int, default=12)
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--width", type=int, default=8, help="channels of the first block")
-    ap.add_argument("--figures", default=None, help="held-out figures (JSON) to carry")
+    ap = arguments(12)
     ap.add_argument("--names", default=None,
                     help="JSON list of the designs' deck ids (default: the patches' own)")
     ap.add_argument("--min-ppm", type=float, default=0.6,

@@ -16,7 +16,6 @@ never saw); the shipped model is then trained again on every design
 Needs Debian's python3-torch (1.13) and python3-numpy; running and
 testing tablecam never do.
 """
-import argparse
 import json
 import os
 import sys
@@ -25,7 +24,7 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from patchnet import Net, export, fit, prepare  # noqa: E402
+from patchnet import Net, arguments, export, fit, prepare  # noqa: E402
 
 # vision/cube2Int.h: the colour head's values; then rules' enum rules_c2shape
 COLORS = ["empty", "red", "orange", "yellow", "green", "blue", "purple", "covered"]
@@ -89,14 +88,7 @@ def evaluate(net, x, y, mean, std):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--data", required=True)
-    ap.add_argument("--out", required=True)
-    ap.add_argument("--hold", default="none")
-    ap.add_argument("--epochs", type=int, default=12)
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--width", type=int, default=8, help="channels of the first block")
-    ap.add_argument("--figures", default=None, help="held-out figures (JSON) to carry")
+    ap = arguments(12)
     a = ap.parse_args()
     torch.manual_seed(a.seed)
     torch.set_num_threads(2)

@@ -209,10 +209,21 @@ static bool sim__fits(void *ctx, int gx, int gy)
 
 /* ---- pieces ---- */
 
-static void sim__make_piece(sim_stream *s, const rules_piece *p, bool illegal, sim__placed *out)
+/* Where a piece put on cell (gx, gy) lies: its centre, jittered, and its
+ * turn (cards, thin, lie straighter than cubes). */
+static void sim__landing(sim_stream *s, int gx, int gy, double *x, double *y, double *yaw)
 {
     const sim__piece_kind *k = s->drv->kind;
     double jit = s->o.clean ? 0.5 : 1.5, rot = s->o.clean ? 1.0 : k->sz < 2 ? 2.0 : 4.0;
+    sim__cell_mm(s, gx, gy, x, y);
+    *x += sim__rng_range(&s->rng_move, -jit, jit);
+    *y += sim__rng_range(&s->rng_move, -jit, jit);
+    *yaw = s->board_rot + sim__rng_range(&s->rng_move, -rot, rot) * SIM__PI / 180;
+}
+
+static void sim__make_piece(sim_stream *s, const rules_piece *p, bool illegal, sim__placed *out)
+{
+    const sim__piece_kind *k = s->drv->kind;
     memset(out, 0, sizeof *out);
     out->id = s->next_id++;
     out->illegal = illegal;
@@ -224,10 +235,7 @@ static void sim__make_piece(sim_stream *s, const rules_piece *p, bool illegal, s
     out->obj.sy = k->sy;
     out->obj.sz = k->sz;
     out->obj.shadow = true;
-    sim__cell_mm(s, p->x, p->y, &out->obj.x, &out->obj.y);
-    out->obj.x += sim__rng_range(&s->rng_move, -jit, jit);
-    out->obj.y += sim__rng_range(&s->rng_move, -jit, jit);
-    out->obj.yaw = s->board_rot + sim__rng_range(&s->rng_move, -rot, rot) * SIM__PI / 180;
+    sim__landing(s, p->x, p->y, &out->obj.x, &out->obj.y, &out->obj.yaw);
     k->decorate(s->dstate, &out->obj, &s->rng_move);
 }
 
@@ -409,16 +417,6 @@ static double sim__plan_shift(sim_stream *s, double t, double *hx, double *hy, i
     *hx = bx;
     *hy = by;
     return t;
-}
-
-/* Where a piece moved to cell (gx, gy) lands: its centre and turn. */
-static void sim__landing(sim_stream *s, int gx, int gy, double *x, double *y, double *yaw)
-{
-    double jit = s->o.clean ? 0.5 : 1.5, rot = s->o.clean ? 1.0 : 4.0;
-    sim__cell_mm(s, gx, gy, x, y);
-    *x += sim__rng_range(&s->rng_move, -jit, jit);
-    *y += sim__rng_range(&s->rng_move, -jit, jit);
-    *yaw = s->board_rot + sim__rng_range(&s->rng_move, -rot, rot) * SIM__PI / 180;
 }
 
 /* Between two pieces of one move the hand only goes back to the edge of

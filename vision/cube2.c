@@ -190,7 +190,7 @@ int vis_cube2_read(vis_cube2 *c, const vis_image *frame, vis_homography top_to_i
             c2 = -1;
         }
         q->color = c1 == VIS__C2_EMPTY ? -1 : c1 - 1;
-        q->color2 = c2 < 0 || c2 == VIS__C2_COVERED ? -2 : c2 == VIS__C2_EMPTY ? -1 : c2 - 1;
+        q->color2 = c2 <= VIS__C2_EMPTY || c2 == VIS__C2_COVERED ? -1 : c2 - 1;
         q->color_conf = pc[c1];
         q->color_p2 = c2 >= 0 ? pc[c2] : 0;
         if (q->color < 0) {
@@ -204,8 +204,6 @@ int vis_cube2_read(vis_cube2 *c, const vis_image *frame, vis_homography top_to_i
             q->shape_p2 = ps[s2];
             q->conf = q->color_conf * q->shape_conf;
         }
-        if (q->color2 == -2)
-            q->color2 = -1;
         if (q->covered)
             q->conf = 0;
     }

@@ -128,7 +128,7 @@ static c2f_sum c2f_phasors(const c2f_edge *e, int n, double theta, double pitch,
                            int stride)
 {
     c2f_sum r = {{0, 0}, {0, 0}, 0};
-    static double tz[C2F_TILES * C2F_TILES][4];
+    double tz[C2F_TILES * C2F_TILES][4]; /* (on the stack: readers may run in threads) */
     const double c = cos(theta), s = sin(theta), k = C2F_LUT / pitch;
     const double dom = vis__c2_params.axis_dominance, tile = vis__c2_params.tile_pitches * pitch;
     memset(tz, 0, sizeof tz);
@@ -352,11 +352,9 @@ static void c2f_lines_fit(const c2f_edge *e, int n, int cols, int rows, double p
         {
             /* the new frame turned by d: the corner, held in table mm,
              * re-expressed in it (the board's middle stays put) */
-            double d = x[2], na = *a0 + x[0], nb = *b0 + x[1];
+            double d = x[2];
             double mx = (ac + x[0]) * c - (bc + x[1]) * s, my = (ac + x[0]) * s + (bc + x[1]) * c;
             double t2 = *theta + d, c2 = cos(t2), s2 = sin(t2), ma, mb;
-            (void)na;
-            (void)nb;
             c2f_turned(c2, s2, mx, my, &ma, &mb);
             *theta = t2;
             *a0 = ma - cols * pitch / 2;
