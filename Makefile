@@ -5,7 +5,7 @@ ASAN_BUILD ?= build-asan
 JOBS       ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all build deps test test-normal test-asan test-fast demo bench models models-qwirkle models-cards models-cube2 models-spread clean
+.PHONY: all build deps test test-normal test-asan test-fast demo bench models models-qwirkle models-cards models-cube2 models-spread models-spread-cube2 clean
 
 all: build
 
@@ -104,6 +104,7 @@ models-cube2: build
 	    models/cube2-held.json $(MODELS_CACHE)/cube2-held-figures.json
 	/usr/bin/python3 models/train_cube2.py --data $(C2_DATA) --epochs $(C2_EPOCHS) --hold none \
 	    --figures $(MODELS_CACHE)/cube2-held-figures.json --out models/cube2.onnx
+	$(MAKE) models-spread-cube2
 
 models-qwirkle: build
 	$(TORCH_CHECK)
@@ -128,11 +129,25 @@ models-qwirkle: build
 # are).
 QW_SPREAD = $(MODELS_CACHE)/sp-a,$(MODELS_CACHE)/sp-b
 models-spread: build
+	mkdir -p $(MODELS_CACHE)
 	[ -f $(MODELS_CACHE)/sp-a/patches.json ] || $(QW_PATCHES) --out $(MODELS_CACHE)/sp-a --designs 0-9 --seeds 101-104 & \
 	[ -f $(MODELS_CACHE)/sp-b/patches.json ] || $(QW_PATCHES) --out $(MODELS_CACHE)/sp-b --designs 10-39 --seeds 101-101 & \
 	wait
 	for m in qwirkle-held qwirkle; do \
 	    ./$(BUILD)/models/feature_spread --model models/$$m.onnx $(QW_SPREAD) > $(MODELS_CACHE)/$$m-spread.json || exit 1; \
+	    /usr/bin/python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); m["features"]["spread"]=json.load(open(sys.argv[2]))["spread"]; f=open(sys.argv[1],"w"); json.dump(m,f,indent=1); f.write("\n")' \
+	        models/$$m.json $(MODELS_CACHE)/$$m-spread.json || exit 1; \
+	done
+
+C2_SPREAD = $(MODELS_CACHE)/c2sp-a,$(MODELS_CACHE)/c2sp-b
+models-spread-cube2: build
+	mkdir -p $(MODELS_CACHE)
+	[ -f $(MODELS_CACHE)/c2sp-a/patches.json ] || $(C2_PATCHES) --out $(MODELS_CACHE)/c2sp-a --designs 0-11 --seeds 101-101 & \
+	[ -f $(MODELS_CACHE)/c2sp-b/patches.json ] || $(C2_PATCHES) --out $(MODELS_CACHE)/c2sp-b --designs 12-23 --seeds 101-101 & \
+	wait
+	for d in c2sp-a c2sp-b; do [ -f $(MODELS_CACHE)/$$d/patches.json ] || exit 1; done
+	for m in cube2-held cube2; do \
+	    ./$(BUILD)/models/feature_spread --model models/$$m.onnx $(C2_SPREAD) > $(MODELS_CACHE)/$$m-spread.json || exit 1; \
 	    /usr/bin/python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); m["features"]["spread"]=json.load(open(sys.argv[2]))["spread"]; f=open(sys.argv[1],"w"); json.dump(m,f,indent=1); f.write("\n")' \
 	        models/$$m.json $(MODELS_CACHE)/$$m-spread.json || exit 1; \
 	done

@@ -43,6 +43,7 @@
 #include <cjson/cJSON.h>
 
 #include "band.h"
+#include "enrol.h"
 #include "held.h"
 #include "calib.h"
 #include "classify.h"
@@ -51,81 +52,6 @@
 
 #define SEED0 900000
 #define MAX_DESIGNS 64
-/* the enrolment photos' seed: ENROL_SEED0 + 100 design (one camera and
- * light for the six photos); a photo the reader refuses (a cube not
- * found) is taken again, as `calibrate pieces` asks a user to, with the
- * camera moved (seed + take), up to ENROL_TAKES times */
-#define ENROL_SEED0 700000
-#define ENROL_TAKES 3
-
-/* Enrols design d's set with model from the simulator's six photos, as
- * `calibrate pieces` does; *json receives the finished set. */
-static int enrol_design(const char *model, int d, int width, int height, uint64_t seed0,
-                        int setup, int takes, char **json, int *retakes, base_err *e)
-{
-    ref_reader_config cfg = {"qwirkle", NULL, NULL, 0};
-    ref_reader *rd = NULL;
-    vis_pieceset *set = NULL;
-    int rc = ref_reader_new(&cfg, &rd, e);
-    if (rc == 0)
-        rc = ref_reader_use_model(rd, model, e);
-    if (rc == 0)
-        rc = ref_reader_enrol_begin(rd, &set, e);
-    for (int k = 0, take = 0; rc == 0 && k < ref_reader_enrol_images("qwirkle"); k++, take = 0) {
-    again:;
-        sim_options o;
-        sim_stream *s = NULL;
-        vis_image *img = NULL;
-        char *tj = NULL;
-        sim_options_default(&o);
-        o.width = width;
-        o.height = height;
-        o.design = d;
-        o.setup = setup;
-        o.enrol = k;
-        o.max_frames = 1;
-        rc = sim_stream_new("qwirkle", seed0 + (uint64_t)take, &o, &s, e);
-        if (rc == 0)
-            rc = sim_stream_next(s, &img, &tj, e);
-        if (rc == 0 && (rc = ref_reader_enrol(rd, img, k, set, e)) != 0)
-            base_err_prefix(e, "photo %d (%s): ", k + 1, ref_reader_enrol_what("qwirkle", k));
-        vis_image_free(img);
-        free(tj);
-        sim_stream_free(s);
-        if ((rc == BASE_ENOTFOUND || rc == BASE_EINVAL) && ++take < takes) {
-            printf("design %d: %s; taken again\n", d, e->msg);
-            (*retakes)++;
-            rc = 0;
-            goto again;
-        }
-    }
-    if (rc == 0)
-        rc = vis_pieceset_finish(set, e);
-    if (rc == 0) {
-        rc = vis_pieceset_to_json(set, "qwirkle", json, e);
-        if (takes > 1) /* (one a design: say so; one a stream would be too many lines) */
-            printf("design %d enrolled: weight %.3g for shapes, %.3g for colours\n", d,
-                   vis_pieceset_weight(set, 0), vis_pieceset_weight(set, 1));
-    }
-    vis_pieceset_free(set);
-    ref_reader_free(rd);
-    return rc;
-}
-
-/* A fresh reader with model and, when json is not NULL, that set. */
-static int new_reader(const char *model, const char *json, ref_reader **out, base_err *e)
-{
-    ref_reader_config cfg = {"qwirkle", NULL, NULL, 0};
-    vis_pieceset *set = NULL;
-    int rc = ref_reader_new(&cfg, out, e);
-    if (rc == 0)
-        rc = ref_reader_use_model(*out, model, e);
-    if (rc == 0 && json && (rc = vis_pieceset_from_json(json, &set, NULL, 0, e)) == 0 &&
-        (rc = ref_reader_use_pieces(*out, set, e)) != 0)
-        vis_pieceset_free(set);
-    return rc;
-}
-
 /* CPU seconds of the whole process (all threads). */
 static double proc_cpu(void) { return (double)clock() / CLOCKS_PER_SEC; }
 
@@ -218,7 +144,8 @@ static bool compare(const rules_piece *truth, int nt, const ref_reading *rd, cmp
                 c->conf_right[d]++;
             } else {
                 if (verbose)
-                    printf("  misread %s %s as %s %s at (%d,%d) conf %.2f (read at %.0f,%.0f mm)\n",
+                    printf("  misread %s %s as %s %s at (%d,%d) conf %.2f (read at "
+                           "%.0f,%.0f mm)\n",
                            rules_color_name(truth[a].a), rules_shape_name(truth[a].b),
                            rules_color_name(rd->pieces[hit].a), rules_shape_name(rd->pieces[hit].b),
                            truth[a].x, truth[a].y, rd->conf[hit], rd->x_mm[hit], rd->y_mm[hit]);
@@ -358,9 +285,9 @@ int main(int argc, char **argv)
         for (int d = 0; d < sim_designs("qwirkle"); d++)
             designs[ndesigns++] = d;
     for (int i = 0; enrol == 1 && i < ndesigns; i++)
-        if (enrol_design(model, designs[i], width, height,
-                         ENROL_SEED0 + 100 * (uint64_t)designs[i], SIM_SETUP_GOOD, ENROL_TAKES,
-                         &enrolled[designs[i]], &retakes, &e) != 0) {
+        if (bench_enrol_design("qwirkle", model, designs[i], width, height,
+                               BENCH_ENROL_SEED0 + 100 * (uint64_t)designs[i], SIM_SETUP_GOOD,
+                               BENCH_ENROL_TAKES, &enrolled[designs[i]], &retakes, &e) != 0) {
             /* a set that cannot be enrolled is read without: counted */
             printf("design %d: enrolment failed: %s\n", designs[i], e.msg);
             enrol_failed++;
@@ -442,14 +369,14 @@ int main(int argc, char **argv)
              * light (sim: the same seed) */
             free(enrolled[o.design]);
             enrolled[o.design] = NULL;
-            if (enrol_design(model, o.design, width, height, seed, setup, 1,
-                             &enrolled[o.design], &retakes, &e) != 0) {
+            if (bench_enrol_design("qwirkle", model, o.design, width, height, seed, setup, 1,
+                                   &enrolled[o.design], &retakes, &e) != 0) {
                 if (verbose)
                     printf("seed %llu: enrolment failed: %s\n", (unsigned long long)seed, e.msg);
                 enrol_failed++;
             }
         }
-        if (new_reader(model, enrolled[o.design], &rd, &e) != 0) {
+        if (bench_new_reader("qwirkle", model, enrolled[o.design], &rd, &e) != 0) {
             fprintf(stderr, "bench_recognize: %s\n", e.msg);
             return 1;
         }
@@ -582,7 +509,8 @@ int main(int argc, char **argv)
     }
     if (idx)
         fclose(idx);
-    printf("qwirkle recognition: %d stable frames %dx%d%s (sim seeds from %llu), model %s\n",
+    printf("qwirkle recognition: %d stable frames %dx%d%s (sim seeds from %llu), "
+           "model %s\n",
            frames, width, height, clean ? " clean" : "", seed0, model);
     printf("designs drawn:");
     for (int i = 0; i < ndesigns; i++)
@@ -593,7 +521,8 @@ int main(int argc, char **argv)
                "failed, %d photos taken again)",
                enrol_failed, ndesigns, retakes);
     if (enrol == 2)
-        printf("; each stream's set enrolled with its own camera (%d enrolments failed: "
+        printf("; each stream's set enrolled with its own camera (%d enrolments "
+               "failed: "
                "read without)",
                enrol_failed);
     printf("\n");
@@ -629,7 +558,8 @@ int main(int argc, char **argv)
     printf("mat not found: %d frames\n", errors);
     printf("hand reported on a still board: %d frames (false alarms)\n", hands);
     printf("hand seen when one is in view: %d of %d frames\n", hand_ok, hand_frames);
-    printf("hand covering a cube: reported on %d of %d frames; of the %d read, %d exact, %d "
+    printf("hand covering a cube: reported on %d of %d frames; of the %d read, "
+           "%d exact, %d "
            "guessed\n",
            covered_ok, covered, covered - covered_ok, covered_exact,
            covered - covered_ok - covered_exact);
@@ -657,8 +587,9 @@ int main(int argc, char **argv)
             for (int r = 0; r < reps; r++)
                 vis_classifier_run(cl, (const vis_image *const *)p, n, pr, NULL);
             t0 = (proc_cpu() - t0) * 1000 / (n * reps);
-            printf("classifier: %.3f ms CPU a cube, %d a pass (target at most 0.1 ms) %s\n", t0,
-                   n, t0 <= 0.1 ? "PASS" : "MISS");
+            printf("classifier: %.3f ms CPU a cube, %d a pass (target at most 0.1 "
+                   "ms) %s\n",
+                   t0, n, t0 <= 0.1 ? "PASS" : "MISS");
             for (int i = 0; i < n; i++)
                 vis_image_free(p[i]);
             free(pr);

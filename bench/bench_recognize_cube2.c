@@ -2,7 +2,8 @@
  * frames of designs the model never saw.
  *
  *   bench_recognize_cube2 [MATCHES] [WIDTH HEIGHT] [--moves M] [--seed N]
- *                         [--model PATH] [--designs A,B,..] [-v]
+ *                         [--model PATH] [--designs A,B,..] [--enrol
+ * same|other] [-v]
  *
  * By default the reader uses models/cube2-held.onnx, the model `make
  * models` trains without some designs (its manifest's trained_on), and
@@ -18,7 +19,11 @@
  * found where the truth has it, the share read whole and exact (no square
  * wrong, no hand reported), the per-square and per-piece error, and CPU
  * milliseconds a frame, next to the targets (issue: 99 % exact, per-piece
- * error under 0.1 %, 20 ms a frame on one core).  -v names every miss. */
+ * error under 0.1 %, 20 ms a frame on one core).  --enrol reads with the
+ * set enrolled (FORMATS.md 7) from the simulator's photo of it, as
+ * `tablecam calibrate pieces --game cube2` would: `other` with another
+ * camera and light than the matches' (once a design), `same` with each
+ * match's own.  -v names every miss. */
 #define _XOPEN_SOURCE 700
 #include <math.h>
 #include <stdio.h>
@@ -29,6 +34,7 @@
 #include <cjson/cJSON.h>
 
 #include "calib.h"
+#include "enrol.h"
 #include "held.h"
 #include "referee.h"
 #include "rules.h"
@@ -82,6 +88,9 @@ int main(int argc, char **argv)
     unsigned long long seed0 = SEED0;
     const char *model = TABLECAM_SOURCE_DIR "/models/cube2-held.onnx", *dlist = NULL;
     bool verbose = false;
+    int enrol = 0; /* 0 none, 1 another camera (--enrol other), 2 the match's (same) */
+    char *enrolled[MAX_DESIGNS] = {NULL};
+    int enrol_failed = 0, retakes = 0;
     tally per[MAX_DESIGNS], all;
     ref_reader *rd = NULL;
     ref_reading *reading = malloc(sizeof *reading);
@@ -97,7 +106,14 @@ int main(int argc, char **argv)
             model = argv[++i];
         else if (strcmp(argv[i], "--designs") == 0 && i + 1 < argc)
             dlist = argv[++i];
-        else if (strcmp(argv[i], "-v") == 0)
+        else if (strcmp(argv[i], "--enrol") == 0 && i + 1 < argc) {
+            i++;
+            enrol = strcmp(argv[i], "other") == 0 ? 1 : strcmp(argv[i], "same") == 0 ? 2 : -1;
+            if (enrol < 0) {
+                fprintf(stderr, "bench_recognize_cube2: --enrol wants same or other\n");
+                return 2;
+            }
+        } else if (strcmp(argv[i], "-v") == 0)
             verbose = true;
         else if (argv[i][0] != '-' && npos < 3) {
             int v = atoi(argv[i]);
@@ -110,7 +126,8 @@ int main(int argc, char **argv)
             npos++;
         } else {
             fprintf(stderr, "usage: bench_recognize_cube2 [MATCHES] [WIDTH HEIGHT] [--moves M] "
-                            "[--seed N] [--model PATH] [--designs A,B,..] [-v]\n");
+                            "[--seed N] [--model PATH] [--designs A,B,..] [--enrol same|other] "
+                            "[-v]\n");
             return 2;
         }
     }
@@ -144,6 +161,15 @@ int main(int argc, char **argv)
     for (int i = 0; i < ndesigns; i++)
         printf(" %d", designs[i]);
     printf("\n");
+    for (int i = 0; enrol == 1 && i < ndesigns; i++)
+        if (designs[i] < 0 || designs[i] >= MAX_DESIGNS ||
+            bench_enrol_design("cube2", model, designs[i], width, height,
+                               BENCH_ENROL_SEED0 + 100 * (uint64_t)designs[i], SIM_SETUP_GOOD,
+                               BENCH_ENROL_TAKES, &enrolled[designs[i]], &retakes, &err) != 0) {
+            /* a set that cannot be enrolled is read without: counted */
+            printf("design %d: enrolment failed: %s\n", designs[i], err.msg);
+            enrol_failed++;
+        }
     for (int m = 0; m < matches; m++) {
         int d = designs[m % ndesigns];
         unsigned long long seed = seed0 + (unsigned long long)m;
@@ -158,7 +184,18 @@ int main(int argc, char **argv)
         o.max_moves = moves;
         o.design = d;
         o.setup = SIM_SETUP_MIXED;
-        if (ref_reader_new(&cfg, &rd, &err) != 0 || ref_reader_use_model(rd, model, &err) != 0 ||
+        if (enrol == 2 && d >= 0 && d < MAX_DESIGNS) {
+            /* the set enrolled at this table: the match's own camera and light */
+            free(enrolled[d]);
+            enrolled[d] = NULL;
+            if (bench_enrol_design("cube2", model, d, width, height, seed, o.setup, 1, &enrolled[d],
+                                   &retakes, &err) != 0) {
+                printf("seed %llu: enrolment failed: %s\n", seed, err.msg);
+                enrol_failed++;
+            }
+        }
+        if (bench_new_reader("cube2", model, d >= 0 && d < MAX_DESIGNS ? enrolled[d] : NULL, &rd,
+                             &err) != 0 ||
             sim_stream_new("cube2", seed, &o, &s, &err) != 0) {
             fprintf(stderr, "bench_recognize_cube2: %s\n", err.msg);
             return 1;
@@ -208,9 +245,11 @@ int main(int argc, char **argv)
                             all.piece_wrong += bad;
                         }
                         if (bad && verbose)
-                            printf("  design %d seed %llu frame %d: square (%d,%d) is %d, read %d%s\n",
-                                   d, seed, (int)cJSON_GetNumberValue(cJSON_GetObjectItem(t, "frame")),
-                                   c, r, want[r][c], rc == 0 ? got[r][c] : -9,
+                            printf("  design %d seed %llu frame %d: square (%d,%d) is %d, "
+                                   "read %d%s\n",
+                                   d, seed,
+                                   (int)cJSON_GetNumberValue(cJSON_GetObjectItem(t, "frame")), c, r,
+                                   want[r][c], rc == 0 ? got[r][c] : -9,
                                    rc == 0 && reading->hand ? " (hand)" : "");
                     }
                 pt->found += found;
@@ -235,7 +274,14 @@ int main(int argc, char **argv)
         print_row(name, &per[i]);
     }
     print_row("all", &all);
-    printf("\ntargets: exact boards >= 99%%: %.1f%% %s; per-piece error < 0.1%%: %.3f%% %s; "
+    if (enrol)
+        printf("\neach %s's set enrolled with %s camera (%d enrolments failed, %d "
+               "photos taken "
+               "again)\n",
+               enrol == 1 ? "design" : "match", enrol == 1 ? "another" : "its own", enrol_failed,
+               retakes);
+    printf("\ntargets: exact boards >= 99%%: %.1f%% %s; per-piece error < 0.1%%: "
+           "%.3f%% %s; "
            "<= 20 ms a frame: %.1f ms %s\n",
            all.frames ? 100.0 * all.exact / all.frames : 0,
            all.frames && all.exact >= 0.99 * all.frames ? "met" : "MISSED",
@@ -243,6 +289,8 @@ int main(int argc, char **argv)
            all.pieces && all.piece_wrong < 0.001 * all.pieces ? "met" : "MISSED",
            all.frames ? all.ms / all.frames : 0,
            all.frames && all.ms / all.frames <= 20 ? "met" : "MISSED");
+    for (int i = 0; i < MAX_DESIGNS; i++)
+        free(enrolled[i]);
     free(reading);
     return 0;
 }

@@ -3,7 +3,9 @@
  *
  *   build/models/feature_spread --model M.onnx DIR[,DIR...]
  *
- * Runs the model over the patches of models/qwirkle_patches in each DIR
+ * Runs the model over the patches of models/qwirkle_patches (or
+ * cube2_patches: one label byte a head, 255 where the head has no value,
+ * as a bare square's shape) in each DIR
  * that show a design the model was trained on (its manifest's
  * trained_on.designs) and prints, as one JSON line {"spread": [s0, s1,
  * ...], "patches": n}, for each head the variance of one feature round
@@ -167,6 +169,10 @@ int main(int argc, char **argv)
                 for (int h = 0; h < nh; h++) {
                     /* label byte h is the value of head h (shape, colour) */
                     size_t g = ((size_t)lab[i][2] * nv + off + lab[i][h]);
+                    if (lab[i][h] >= vis_classifier_head_size(c, h)) { /* none */
+                        off += vis_classifier_head_size(c, h);
+                        continue;
+                    }
                     cnt[g]++;
                     for (int j = 0; j < nf; j++) {
                         sum[g * nf + j] += fi[j];

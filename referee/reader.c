@@ -97,7 +97,8 @@ static void ref__camera_fixes(ref_camera_seen s, char *buf, size_t cap)
     if (s.mat_turn_deg >= 15) {
         double t = s.mat_turn_deg * REF__PI / 180;
         snprintf(part[n++], sizeof part[0],
-                 "turn it so that the mat's edges run along the picture's (they are %.0f "
+                 "turn it so that the mat's edges run along the picture's (they are "
+                 "%.0f "
                  "degrees off, which leaves the mat %.0f %% of the size it could have)",
                  s.mat_turn_deg, 100 / (cos(t) + sin(t)));
     }
@@ -120,7 +121,8 @@ bool ref_camera_advice(const char *game, ref_camera_seen seen, char *buf, size_t
     ref__camera_fixes(seen, fix, sizeof fix);
     if (seen.px_per_mm > 0 && seen.px_per_mm < lm->min_ppm) {
         snprintf(buf, cap,
-                 "the camera sees %s at %.2f pixels a millimetre, too few to tell %s (%.1f are "
+                 "the camera sees %s at %.2f pixels a millimetre, too few to tell "
+                 "%s (%.1f are "
                  "needed): %s",
                  lm->sees, seen.px_per_mm, lm->tell, lm->min_ppm, fix);
         return true;
@@ -604,13 +606,14 @@ static void ref__orient(ref_reader *r, ref_reading *out)
  * empty.  With a lens profile the planes' maps leave the lens out (the
  * patches are cut from the frame as the camera gave it, as the classifier
  * was trained). */
-static int ref__read_cube2(ref_reader *r, const vis_image *frame, ref_reading *out, base_err *err)
+/* The cube2 board in frame: the mat located (out), the board fitted on
+ * the plane of its top (*b), and the plane of the pieces' tops (*top). */
+static int ref__c2_board(ref_reader *r, const vis_image *frame, ref_reading *out, vis_c2_board *b,
+                         vis_homography *top, base_err *err)
 {
     const vis_camera *lens = r->has_lens ? &r->lens : NULL;
     vis_image *view = NULL;
     vis_view vw;
-    vis_c2_board b;
-    vis_homography top;
     int rc;
     if ((rc = ref__locate(r, frame, out, err)) != 0)
         return rc;
@@ -622,10 +625,18 @@ static int ref__read_cube2(ref_reader *r, const vis_image *frame, ref_reading *o
     if ((rc = cal_rectify(frame, &r->fit, r->mat, lens, VIS_C2_BOARD_Z_MM, vw.px_per_mm, 0, &view,
                           err)) != 0)
         return rc;
-    rc = vis_cube2_find(r->c2, view, &vw, &b, err);
+    rc = vis_cube2_find(r->c2, view, &vw, b, err);
     vis_image_free(view);
     if (rc == 0)
-        rc = cal_mat_plane(&r->fit, NULL, VIS_C2_TOP_Z_MM, &top, err);
+        rc = cal_mat_plane(&r->fit, NULL, VIS_C2_TOP_Z_MM, top, err);
+    return rc;
+}
+
+static int ref__read_cube2(ref_reader *r, const vis_image *frame, ref_reading *out, base_err *err)
+{
+    vis_c2_board b;
+    vis_homography top;
+    int rc = ref__c2_board(r, frame, out, &b, &top, err);
     if (rc == 0)
         rc = vis_cube2_read(r->c2, frame, top, &b, r->c2r, err);
     if (rc != 0)
@@ -821,6 +832,8 @@ int ref_reader_use_model(ref_reader *r, const char *onnx_path, base_err *err)
 
 int ref_reader_enrol_images(const char *game)
 {
+    if (game && strcmp(game, "cube2") == 0)
+        return 1;
     return game && strcmp(game, "qwirkle") == 0 ? 6 : 0;
 }
 
@@ -830,6 +843,8 @@ const char *ref_reader_enrol_what(const char *game, int image)
                                           "clovers", "star4s",  "star8s"};
     if (image < 0 || image >= ref_reader_enrol_images(game))
         return NULL;
+    if (strcmp(game, "cube2") == 0)
+        return "board with a cube and a cylinder of each colour on rows 3 and 4";
     return shapes[image];
 }
 
@@ -839,9 +854,11 @@ int ref_reader_enrol_begin(ref_reader *r, vis_pieceset **out, base_err *err)
         return base_err_set(err, BASE_EINVAL, "ref_reader_enrol_begin: NULL argument");
     if (ref_reader_enrol_images(r->game) == 0)
         return base_err_set(err, BASE_EUNSUPPORTED,
-                            "enrolling a set is built for qwirkle only (the %s reader has no "
-                            "learned stage yet)",
+                            "enrolling a set is built for qwirkle and cube2 only (the %s reader "
+                            "has no learned stage yet)",
                             r->game);
+    if (r->c2)
+        return vis_cube2_enrol_begin(r->c2, out, err);
     return vis_pieceset_new(vis_qwirkle_model(r->qw), out, err);
 }
 
@@ -856,6 +873,21 @@ int ref_reader_enrol(ref_reader *r, const vis_image *frame, int image, vis_piece
     if (image < 0 || image >= ref_reader_enrol_images(r->game))
         return base_err_set(err, BASE_EINVAL, "ref_reader_enrol: photo %d of a %s set", image,
                             r->game);
+    if (r->c2) {
+        vis_c2_board b;
+        vis_homography plane;
+        ref_reading *where = malloc(sizeof *where);
+        if (!where)
+            return base_err_set(err, BASE_ENOMEM, "out of memory");
+        memset(where, 0, sizeof *where);
+        rc = ref__c2_board(r, frame, where, &b, &plane, err);
+        free(where);
+        if (rc == 0)
+            rc = vis_cube2_enrol(r->c2, frame, plane, &b, set, err);
+        r->has_fit = false;
+        r->has_axes = false;
+        return rc;
+    }
     if ((rc = ref__top(r, frame, &top, &view, err)) != 0)
         return rc;
     if (!top)
@@ -876,10 +908,14 @@ int ref_reader_use_pieces(ref_reader *r, vis_pieceset *set, base_err *err)
         return base_err_set(err, BASE_EINVAL, "ref_reader_use_pieces: NULL reader");
     if (set && ref_reader_enrol_images(r->game) == 0)
         return base_err_set(err, BASE_EUNSUPPORTED,
-                            "enrolled sets are built for qwirkle only (the %s reader has no "
-                            "learned stage yet)",
+                            "enrolled sets are built for qwirkle and cube2 only (the %s reader "
+                            "has no learned stage yet)",
                             r->game);
-    if (!ref__is_cards(r) && (rc = vis_qwirkle_use_pieces(r->qw, set, err)) != 0)
+    if (r->c2)
+        rc = vis_cube2_use_pieces(r->c2, set, err);
+    else
+        rc = ref__is_cards(r) ? 0 : vis_qwirkle_use_pieces(r->qw, set, err);
+    if (rc != 0)
         return rc;
     vis_pieceset_free(r->pieces);
     r->pieces = set;

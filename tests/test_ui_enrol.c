@@ -156,7 +156,7 @@ static void test_enrol_refusals(void **state)
                                                   f->photo[0], NULL}),
                      0);
     assert_int_equal(r.status, 2);
-    assert_non_null(strstr(r.err, "qwirkle only"));
+    assert_non_null(strstr(r.err, "qwirkle and cube2 only"));
     th_run_free(&r);
 
     for (int k = 0; k < 6; k++)

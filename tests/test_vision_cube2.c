@@ -8,6 +8,9 @@
  *   no board on a mat without one (a Qwirkle table);
  *   the squares of an enrolment photo read as the truth's, through the
  *     referee's reader and `tablecam recognize`;
+ *   a set enrolled from that photo by `tablecam calibrate pieces` (the
+ *     layout's pieces and empty squares, "covered" left out) and read
+ *     with; a photo of an empty board refused, naming the square;
  *   bad sizes and a model of another game refused, naming what. */
 #define _XOPEN_SOURCE 700
 #include <setjmp.h>
@@ -246,6 +249,119 @@ static void test_reader_reads_the_photo(void **state)
     frame_free(&f);
 }
 
+/* The value named name of head h of an enrolled set's JSON. */
+static const cJSON *set_value(const cJSON *set, int h, const char *name)
+{
+    const cJSON *it;
+    cJSON_ArrayForEach(it, cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(set, "heads"),
+                                                                  h),
+                                               "values"))
+    {
+        if (strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(it, "name")), name) == 0)
+            return it;
+    }
+    fail_msg("the set has no value %s in head %d", name, h);
+    return NULL;
+}
+
+static void test_enrol_a_set(void **state)
+{
+    static const char *const colors[] = {"red", "orange", "yellow", "green", "blue", "purple"};
+    sim_options o = options(1280, 960);
+    frame f, empty;
+    char *dir = th_tmpdir(), *photo = th_path(dir, "photo.png"), *bare = th_path(dir, "bare.png");
+    char *setf = th_path(dir, "set.json");
+    th_run run;
+    base_err err;
+    cJSON *set;
+    (void)state;
+    o.enrol = 0;
+    o.max_frames = 1;
+    o.setup = SIM_SETUP_GOOD;
+    frame_get("cube2", 60, &o, 0, &f);
+    o.enrol = -1;
+    frame_get("cube2", 61, &o, 0, &empty); /* a match's first frame: the board bare */
+    assert_int_equal(vis_image_write(photo, f.img, 0, &err), 0);
+    assert_int_equal(vis_image_write(bare, empty.img, 0, &err), 0);
+
+    assert_int_equal(th_tablecam(&run, NULL,
+                                 (const char *const[]){"calibrate", "pieces", "--game", "cube2",
+                                                       "--out", setf, photo, NULL}),
+                     0);
+    if (run.status != 0)
+        fail_msg("tablecam calibrate pieces: %s", run.err);
+    assert_non_null(strstr(run.err, "36 squares enrolled"));
+    th_run_free(&run);
+    {
+        char *text = th_read_file(setf, NULL);
+        assert_non_null(text);
+        set = cJSON_Parse(text);
+        free(text);
+    }
+    assert_non_null(set);
+    assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(set, "game")), "cube2");
+    assert_int_equal(cJSON_GetNumberValue(cJSON_GetObjectItem(set_value(set, 0, "empty"), "n")),
+                     24);
+    for (int c = 0; c < 6; c++)
+        assert_int_equal(cJSON_GetNumberValue(cJSON_GetObjectItem(set_value(set, 0, colors[c]),
+                                                                  "n")),
+                         2);
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItem(set_value(set, 0, "covered"), "left")));
+    assert_int_equal(cJSON_GetNumberValue(cJSON_GetObjectItem(set_value(set, 1, "cube"), "n")), 6);
+    assert_int_equal(cJSON_GetNumberValue(cJSON_GetObjectItem(set_value(set, 1, "cylinder"), "n")),
+                     6);
+    cJSON_Delete(set);
+
+    /* read with it: the photo's twelve pieces still */
+    assert_int_equal(th_tablecam(&run, NULL,
+                                 (const char *const[]){"recognize", "--game", "cube2", "--pieces",
+                                                       setf, photo, NULL}),
+                     0);
+    if (run.status != 0)
+        fail_msg("tablecam recognize --pieces: %s", run.err);
+    {
+        cJSON *j = cJSON_Parse(run.out);
+        assert_non_null(j);
+        assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(j, "pieces")), 12);
+        cJSON_Delete(j);
+    }
+    th_run_free(&run);
+    /* a set of one game is refused by another's reader */
+    assert_int_equal(th_tablecam(&run, NULL,
+                                 (const char *const[]){"recognize", "--game", "qwirkle",
+                                                       "--pieces", setf, photo, NULL}),
+                     0);
+    assert_int_equal(run.status, 2);
+    assert_non_null(strstr(run.err, "cube2 set"));
+    th_run_free(&run);
+
+    /* a bare board is no enrolment: the first square named */
+    assert_int_equal(th_tablecam(&run, NULL,
+                                 (const char *const[]){"calibrate", "pieces", "--game", "cube2",
+                                                       "--out", setf, bare, NULL}),
+                     0);
+    assert_int_equal(run.status, 2);
+    if (!strstr(run.err, "square 1,3 reads empty: the red cube belongs there"))
+        fail_msg("tablecam calibrate pieces on a bare board said: %s", run.err);
+    th_run_free(&run);
+    /* one photo, not two */
+    assert_int_equal(th_tablecam(&run, NULL,
+                                 (const char *const[]){"calibrate", "pieces", "--game", "cube2",
+                                                       photo, photo, NULL}),
+                     0);
+    assert_int_equal(run.status, 2);
+    assert_non_null(strstr(run.err, "from 1 photo (board with"));
+    th_run_free(&run);
+
+    frame_free(&f);
+    frame_free(&empty);
+    th_rmtree(dir);
+    free(photo);
+    free(bare);
+    free(setf);
+    free(dir);
+}
+
 static void test_bad_arguments_are_named(void **state)
 {
     vis_cube2 *c = NULL;
@@ -267,6 +383,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bad_arguments_are_named),
         cmocka_unit_test(test_board_on_every_kind),
+        cmocka_unit_test(test_enrol_a_set),
         cmocka_unit_test(test_board_in_matches),
         cmocka_unit_test(test_no_board_on_a_qwirkle_table),
         cmocka_unit_test(test_reader_reads_the_photo),

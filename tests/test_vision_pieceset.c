@@ -2,7 +2,8 @@
  * (vision/pieceset.h) on made-up features of the shipped model's size:
  * a set the classifier confuses is put right, a set it reads already gets
  * no weight, the JSON keeps what the set does, and what is wrong (too few
- * pieces, another model, a broken document) is refused, naming it.  Also
+ * pieces, another model, a broken document) is refused, naming it; a
+ * value left out of an enrolment keeps the classifier's probability.  Also
  * the classifier's features themselves (vis_classifier_run_features). */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -324,12 +325,83 @@ static void test_run_features(void **state)
     vis_classifier_free(c);
 }
 
+/* A set that never shows star8s (as cube2's never shows a covered
+ * square): the value is left out, the shape head still finishes, a patch
+ * keeps the classifier's probability of star8 while the set puts the
+ * clover right among the rest, and the JSON keeps it so. */
+static void test_left_value_is_not_judged(void **state)
+{
+    vis_classifier *c = builtin();
+    vis_pieceset *s = NULL, *back = NULL;
+    base_err e;
+    unsigned seed = 5;
+    float f[NF], p[NV], q[NV];
+    int values[2];
+    char *json = NULL;
+    (void)state;
+    assert_int_equal(vis_pieceset_new(c, &s, &e), 0);
+    assert_int_equal(vis_pieceset_leave(s, 0, 5, &e), 0);
+    for (int sh = 0; sh < 5; sh++)
+        for (int co = 0; co < 6; co++) {
+            values[0] = sh;
+            values[1] = co;
+            features(sh, co, 0.3, &seed, f);
+            opinion(sh, co, true, p);
+            assert_int_equal(vis_pieceset_add(s, f, p, values, &e), 0);
+        }
+    values[0] = 5;
+    assert_int_equal(vis_pieceset_add(s, f, p, values, &e), BASE_EINVAL);
+    assert_non_null(strstr(e.msg, "star8"));
+    values[0] = 0;
+    assert_int_equal(vis_pieceset_leave(s, 0, 0, &e), BASE_EINVAL); /* it has pieces */
+    assert_int_equal(vis_pieceset_finish(s, &e), 0);
+    assert_true(vis_pieceset_weight(s, 0) > 0);
+    features(3, 1, 0.3, &seed, f);
+    for (int v = 0; v < NV; v++)
+        p[v] = 0.02f;
+    p[2] = 0.5f;  /* diamond, as the classifier confuses it */
+    p[3] = 0.12f; /* clover */
+    p[4] = 0.04f;
+    p[5] = 0.3f; /* star8: left out (the shapes sum to 1) */
+    p[7] = 0.86f;
+    memcpy(q, p, sizeof q);
+    vis_pieceset_apply(s, f, p);
+    assert_float_equal(p[5], 0.3f, 1e-4);
+    assert_true(p[3] > 0.6f);
+    {
+        float sum = 0;
+        for (int v = 0; v < 6; v++)
+            sum += p[v];
+        assert_float_equal(sum, 1, 1e-4);
+    }
+    assert_int_equal(vis_pieceset_to_json(s, "qwirkle", &json, &e), 0);
+    assert_non_null(strstr(json, "\"left\":true"));
+    assert_int_equal(vis_pieceset_from_json(json, &back, NULL, 0, &e), 0);
+    vis_pieceset_apply(back, f, q);
+    for (int v = 0; v < NV; v++)
+        assert_float_equal(q[v], p[v], 1e-4);
+    assert_int_equal(vis_pieceset_leave(back, 0, 4, &e), BASE_EINVAL); /* finished */
+    vis_pieceset_free(back);
+    free(json);
+    vis_pieceset_free(s);
+
+    /* a head cannot be left with fewer than two values to judge */
+    assert_int_equal(vis_pieceset_new(c, &s, &e), 0);
+    for (int v = 0; v < 4; v++)
+        assert_int_equal(vis_pieceset_leave(s, 0, v, &e), 0);
+    assert_int_equal(vis_pieceset_leave(s, 0, 4, &e), BASE_EINVAL);
+    assert_non_null(strstr(e.msg, "fewer than 2"));
+    vis_pieceset_free(s);
+    vis_classifier_free(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_confused_set_is_put_right),
         cmocka_unit_test(test_uninformative_set_adds_nothing),
         cmocka_unit_test(test_json_round_trip),
+        cmocka_unit_test(test_left_value_is_not_judged),
         cmocka_unit_test(test_too_few_and_bad_values),
         cmocka_unit_test(test_other_model_refused),
         cmocka_unit_test(test_bad_json),

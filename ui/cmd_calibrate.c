@@ -11,9 +11,10 @@
  *       the six colours from a photograph of the mat with cubes of all six
  *       colours on it (one of each in a row is enough);
  *   calibrate pieces --game G [--name NAME] [--out FILE] [--db FILE]
- *                    [--mat MAT] [--lens NAME|FILE] [--profile NAME|FILE] IMAGE...
- *       one physical set from its enrolment photos (FORMATS.md 7; qwirkle:
- *       six, one per shape), for --pieces of recognize and watch;
+ *                    [--mat MAT] [--lens NAME|FILE] [--profile NAME|FILE]
+ * IMAGE... one physical set from its enrolment photos (FORMATS.md 7; qwirkle:
+ *       six, one per shape; cube2: one of the board), for --pieces of
+ *       recognize and watch;
  *   calibrate list [--db FILE]
  *       the stored profiles.
  * A new profile is printed as one JSON line, stored in the database under
@@ -84,7 +85,8 @@ static int ui__cal_board(const ui_command *self, int argc, char **argv)
         }
     }
     vis_image_free(img);
-    printf("wrote %s: a ChArUco board of %d x %d squares; print it at %g dpi (squares of %g mm), "
+    printf("wrote %s: a ChArUco board of %d x %d squares; print it at %g dpi "
+           "(squares of %g mm), "
            "lay it flat and photograph it from 10-20 angles\n",
            out, ui__board.squares_x, ui__board.squares_y, dpi, ui__board.square_len);
     return UI_EXIT_OK;
@@ -215,7 +217,7 @@ static int ui__cal_pieces(const ui_command *self, int argc, char **argv)
     }
     if ((want = ref_reader_enrol_images(game)) == 0)
         return ui_fail(self, UI_EXIT_USAGE,
-                       "--game %s: enrolling a set is built for qwirkle only", game);
+                       "--game %s: enrolling a set is built for qwirkle and cube2 only", game);
     if (npos != want) {
         char order[160] = "";
         for (int i = 0; i < want; i++) {
@@ -223,8 +225,8 @@ static int ui__cal_pieces(const ui_command *self, int argc, char **argv)
             snprintf(order + len, sizeof order - len, "%s%s", i ? " " : "",
                      ref_reader_enrol_what(game, i));
         }
-        return ui_fail(self, UI_EXIT_USAGE, "a %s set is enrolled from %d photos (%s), not %d",
-                       game, want, order, npos);
+        return ui_fail(self, UI_EXIT_USAGE, "a %s set is enrolled from %d photo%s (%s), not %d",
+                       game, want, want == 1 ? "" : "s", order, npos);
     }
     if ((status = ui_reader_setup(self, game, mat, lensname, profile, dbpath, &cfg, &lens,
                                   &prof)) != UI_EXIT_OK)
@@ -257,13 +259,21 @@ static int ui__cal_pieces(const ui_command *self, int argc, char **argv)
         goto done;
     }
     {
+        /* every patch enrolled shows one value of the first head */
         int n = 0;
-        for (int v = 0; vis_pieceset_count(set, 0, v) > 0; v++)
+        char weights[160] = "";
+        for (int v = 0; v < VIS_CLASSIFIER_MAX_VALUES; v++)
             n += vis_pieceset_count(set, 0, v);
+        for (int h = 0; vis_pieceset_head(set, h); h++) {
+            size_t len = strlen(weights);
+            snprintf(weights + len, sizeof weights - len, "%s%.3g for %s", h ? ", " : "",
+                     vis_pieceset_weight(set, h), vis_pieceset_head(set, h));
+        }
         fprintf(stderr,
-                "tablecam calibrate: %d pieces enrolled; the set's weight %.3g for shapes, "
-                "%.3g for colours (0: it adds nothing the model does not read)\n",
-                n, vis_pieceset_weight(set, 0), vis_pieceset_weight(set, 1));
+                "tablecam calibrate: %d %s enrolled; the set's weight %s (0: it "
+                "adds nothing "
+                "the model does not read)\n",
+                n, strcmp(game, "cube2") == 0 ? "squares" : "pieces", weights);
     }
     status = ui__cal_save(self, json, CAL_KIND_PIECES, name, out, dbpath);
 done:
@@ -316,7 +326,8 @@ int ui_cmd_calibrate(int argc, char **argv)
     if (strcmp(argv[1], "list") == 0)
         return ui__cal_list(self, argc - 1, argv + 1);
     fprintf(stderr,
-            "tablecam calibrate: unknown part '%s' (board, camera, colors, pieces or list)\n",
+            "tablecam calibrate: unknown part '%s' (board, camera, colors, "
+            "pieces or list)\n",
             argv[1]);
     ui_usage(self, stderr);
     return UI_EXIT_USAGE;

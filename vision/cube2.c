@@ -27,6 +27,8 @@ const vis__c2_param_table vis__c2_params = {
     .ring_floor = 0.05,
     .min_line_share = 0.15,
     .covered_min = 0.5f,
+    .enrol_sure = 0.9f,
+    .enrol_disagree = 3,
 };
 
 static const char *const vis__c2_colors[VIS__C2_NCOLOR] = {
@@ -69,6 +71,7 @@ static int vis__c2_take_model(vis_cube2 *c, vis_classifier *m, const char *name,
     vis_classifier_free(c->model);
     c->model = m;
     c->size = vis_classifier_patch_size(m);
+    c->pieces = NULL; /* enrolled with the old model's features */
     return 0;
 }
 
@@ -147,12 +150,50 @@ static void vis__c2_top2(const float *p, int n, int *a, int *b)
         }
 }
 
+int vis__c2_classify(vis_cube2 *c, const vis_image *frame, vis_homography top_to_img,
+                     const vis_c2_board *b, float *probs, float *feats, base_err *err)
+{
+    vis_image *patches[VIS_C2_MAX_SIDE * VIS_C2_MAX_SIDE] = {NULL};
+    int n = 0, rc = 0;
+    if (!c->model)
+        return base_err_set(err, BASE_EUNSUPPORTED,
+                            "vis_cube2_read: this build has no cube2 model (models/cube2.onnx)");
+    if (b->cols != c->cols || b->rows != c->rows)
+        return base_err_set(err, BASE_EINVAL,
+                            "vis_cube2_read: a %dx%d board, the reader's is %dx%d", b->cols,
+                            b->rows, c->cols, c->rows);
+    for (int row = 0; row < b->rows && rc == 0; row++)
+        for (int col = 0; col < b->cols && rc == 0; col++, n++)
+            rc = vis_cube2_patch(frame, top_to_img, b, col, row, c->size, &patches[n], err);
+    if (rc == 0 && feats)
+        rc = vis_classifier_run_features(c->model, (const vis_image *const *)patches, n, probs,
+                                         feats, err);
+    else if (rc == 0)
+        rc = vis_classifier_run(c->model, (const vis_image *const *)patches, n, probs, err);
+    for (int i = 0; i < n; i++)
+        vis_image_free(patches[i]);
+    return rc;
+}
+
+int vis_cube2_use_pieces(vis_cube2 *c, const vis_pieceset *set, base_err *err)
+{
+    int rc;
+    if (!c)
+        return base_err_set(err, BASE_EINVAL, "vis_cube2_use_pieces: NULL reader");
+    if (set && !c->model)
+        return base_err_set(err, BASE_EUNSUPPORTED,
+                            "this build has no cube2 model (models/cube2.onnx) to read a set with");
+    if (set && (rc = vis_pieceset_check(set, c->model, err)) != 0)
+        return rc;
+    c->pieces = set;
+    return 0;
+}
+
 int vis_cube2_read(vis_cube2 *c, const vis_image *frame, vis_homography top_to_img,
                    const vis_c2_board *b, vis_c2_reading *out, base_err *err)
 {
-    vis_image *patches[VIS_C2_MAX_SIDE * VIS_C2_MAX_SIDE] = {NULL};
-    float *probs = NULL;
-    int n = 0, rc = 0, nv;
+    float *probs = NULL, *feats = NULL;
+    int n, rc = 0, nv, nf = 0;
     if (!c || !frame || !b || !out)
         return base_err_set(err, BASE_EINVAL, "vis_cube2_read: NULL argument");
     memset(out, 0, sizeof *out);
@@ -162,17 +203,18 @@ int vis_cube2_read(vis_cube2 *c, const vis_image *frame, vis_homography top_to_i
     if (!c->model)
         return base_err_set(err, BASE_EUNSUPPORTED,
                             "vis_cube2_read: this build has no cube2 model (models/cube2.onnx)");
-    if (b->cols != c->cols || b->rows != c->rows)
-        return base_err_set(err, BASE_EINVAL, "vis_cube2_read: a %dx%d board, the reader's is %dx%d",
-                            b->cols, b->rows, c->cols, c->rows);
+    n = b->cols * b->rows;
     nv = vis_classifier_nvalues(c->model);
-    for (int row = 0; row < b->rows && rc == 0; row++)
-        for (int col = 0; col < b->cols && rc == 0; col++, n++)
-            rc = vis_cube2_patch(frame, top_to_img, b, col, row, c->size, &patches[n], err);
-    if (rc == 0 && !(probs = malloc(sizeof *probs * (size_t)(n * nv))))
+    if (c->pieces)
+        nf = vis_classifier_nfeatures(c->model);
+    if (!(probs = malloc(sizeof *probs * (size_t)(n * nv))) ||
+        (nf > 0 && !(feats = malloc(sizeof *feats * (size_t)(n * nf)))))
         rc = base_err_set(err, BASE_ENOMEM, "out of memory");
     if (rc == 0)
-        rc = vis_classifier_run(c->model, (const vis_image *const *)patches, n, probs, err);
+        rc = vis__c2_classify(c, frame, top_to_img, b, probs, feats, err);
+    for (int i = 0; rc == 0 && feats && i < n; i++) /* the enrolled set's opinion */
+        vis_pieceset_apply(c->pieces, feats + (size_t)i * (size_t)nf,
+                           probs + (size_t)i * (size_t)nv);
     for (int i = 0; rc == 0 && i < n; i++) {
         vis_c2_square *q = &out->squares[i];
         const float *pc = probs + (size_t)i * (size_t)nv, *ps = pc + VIS__C2_NCOLOR;
@@ -209,8 +251,7 @@ int vis_cube2_read(vis_cube2 *c, const vis_image *frame, vis_homography top_to_i
     }
     if (rc == 0)
         out->nsquares = n;
-    for (int i = 0; i < n; i++)
-        vis_image_free(patches[i]);
     free(probs);
+    free(feats);
     return rc;
 }

@@ -24,6 +24,7 @@
 #include "base.h"
 #include "classify.h"
 #include "cv.h"
+#include "pieceset.h"
 #include "qwirkle.h" /* vis_view */
 
 #define VIS_C2_MAX_SIDE 12 /* squares a side the reader accepts */
@@ -94,6 +95,27 @@ void vis_cube2_square_mm(const vis_c2_board *b, int col, int row, double *x_mm, 
 #define VIS_C2_PATCH_MM 42.0
 int vis_cube2_patch(const vis_image *frame, vis_homography top_to_img, const vis_c2_board *b,
                     int col, int row, int size, vis_image **out, base_err *err);
+
+/* Reads with the enrolled set (FORMATS.md 7; the caller keeps it, NULL:
+ * none); BASE_EINVAL when it was enrolled with another model.  A new
+ * model (vis_cube2_use_model) drops the set. */
+int vis_cube2_use_pieces(vis_cube2 *c, const vis_pieceset *set, base_err *err);
+
+/* Enrolment (FORMATS.md 7): one photo of the board, empty but for the
+ * set's twelve pieces, a cube then a cylinder of each colour (red orange
+ * yellow green blue purple), laid on its two middle rows (rows 3 and 4
+ * of six) as seen from the mat's top edge, each left to right.  The
+ * empty squares teach the set the board's own look.  vis_cube2_enrol_begin
+ * makes the set for the reader's model (its colour head judges "empty"
+ * and the six colours, never "covered"); vis_cube2_enrol adds the photo's
+ * squares, read on board b (found, vis_cube2_find) through top_to_img as
+ * vis_cube2_read does, with no set applied.  BASE_ENOTFOUND when a hand
+ * hides a square or a layout square reads empty, BASE_EINVAL when the
+ * photo surely shows another layout, each naming the square. */
+#define VIS_C2_ENROL_PIECES 12
+int vis_cube2_enrol_begin(vis_cube2 *c, vis_pieceset **out, base_err *err);
+int vis_cube2_enrol(vis_cube2 *c, const vis_image *frame, vis_homography top_to_img,
+                    const vis_c2_board *b, vis_pieceset *set, base_err *err);
 
 /* Reads every square of board b (found) in frame. */
 int vis_cube2_read(vis_cube2 *c, const vis_image *frame, vis_homography top_to_img,

@@ -2,12 +2,14 @@
  * qwirkleInt.h does for Qwirkle): the tuning values and the handle.
  *   cube2.c       life cycle, the model, patches, reading the squares
  *   cube2_find.c  the board: its turn, its lines' phase, its place
+ *   cube2_enrol.c enrolling a set from its photo (FORMATS.md 7)
  * Nothing here is part of the vision library's interface (cube2.h). */
 #ifndef TABLECAM_VISION_CUBE2_INT_H
 #define TABLECAM_VISION_CUBE2_INT_H
 
 #include "cube2.h"
 #include "patch.h"
+#include "pieceset.h"
 
 /* The tuning values, each with its reason. */
 typedef struct vis__c2_param_table {
@@ -46,6 +48,11 @@ typedef struct vis__c2_param_table {
                                line's edges on average (pieces and hands cover some) */
     float covered_min;      /* a square whose "covered" probability is above this is hidden:
                                a hand is over it */
+    float enrol_sure;       /* an enrolment photo's square read this surely as something
+                               other than what the layout puts there is a mistake in the
+                               layout, not the classifier's doubt about a new set */
+    int enrol_disagree;     /* this many such squares refuse the photo: one or two are the
+                               new set's look, which is what enrolment is for */
 } vis__c2_param_table;
 
 extern const vis__c2_param_table vis__c2_params;
@@ -55,11 +62,18 @@ struct vis_cube2 {
     double pitch_mm;
     vis_classifier *model;  /* NULL: no model built in */
     int size;               /* the model's patch side, px */
+    const vis_pieceset *pieces; /* the enrolled set read with (the caller's), or NULL */
 };
 
 /* The colour head's values: "empty", the six colours, "covered". */
 #define VIS__C2_NCOLOR 8
 #define VIS__C2_EMPTY 0
 #define VIS__C2_COVERED 7
+
+/* Cuts every square's patch of board b and runs the model: probs (cols *
+ * rows * the model's values) and, when feats is not NULL, the features
+ * (cols * rows * F); no enrolled set applied. */
+int vis__c2_classify(vis_cube2 *c, const vis_image *frame, vis_homography top_to_img,
+                     const vis_c2_board *b, float *probs, float *feats, base_err *err);
 
 #endif

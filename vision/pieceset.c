@@ -30,12 +30,14 @@ typedef struct ps__head {
     char *name;
     int nv, off;       /* values, and the head's first index in probs */
     char **vname;
-    int *n;            /* enrolled pieces per value */
-    double *mean;      /* nv x F */
-    double spread;     /* pooled variance of one feature round its mean */
-    double mspread;    /* the model's measure of it across cameras (0: none) */
-    double weight;     /* 0: not used */
-    int ready;         /* finished with every value enrolled */
+    int *n;              /* enrolled pieces per value */
+    unsigned char *left; /* per value: an enrolment never shows it (cube2's
+                            "covered"); the set does not judge it */
+    double *mean;        /* nv x F */
+    double spread;       /* pooled variance of one feature round its mean */
+    double mspread;      /* the model's measure of it across cameras (0: none) */
+    double weight;       /* 0: not used */
+    int ready;           /* finished with every value enrolled */
 } ps__head;
 
 struct vis_pieceset {
@@ -77,6 +79,7 @@ static vis_pieceset *ps__alloc(int nf, int nh, const int *sizes)
         s->nvalues += sizes[h];
         if (!(hd->vname = calloc((size_t)hd->nv, sizeof *hd->vname)) ||
             !(hd->n = calloc((size_t)hd->nv, sizeof *hd->n)) ||
+            !(hd->left = calloc((size_t)hd->nv, sizeof *hd->left)) ||
             !(hd->mean = calloc((size_t)hd->nv * (size_t)nf, sizeof *hd->mean))) {
             vis_pieceset_free(s);
             return NULL;
@@ -96,6 +99,7 @@ void vis_pieceset_free(vis_pieceset *s)
         free(hd->vname);
         free(hd->name);
         free(hd->n);
+        free(hd->left);
         free(hd->mean);
     }
     free(s->h);
@@ -150,6 +154,11 @@ int vis_pieceset_add(vis_pieceset *s, const float *feat, const float *probs, con
             return base_err_set(err, BASE_EINVAL,
                                 "vis_pieceset_add: value %d of head %s is outside -1..%d",
                                 values[h], s->h[h].name, s->h[h].nv - 1);
+    for (int h = 0; h < s->nh; h++)
+        if (values[h] >= 0 && s->h[h].left[values[h]])
+            return base_err_set(err, BASE_EINVAL,
+                                "vis_pieceset_add: value %s of head %s is left out of the set",
+                                s->h[h].vname[values[h]], s->h[h].name);
     if (s->ns == s->cap) {
         int cap = s->cap ? 2 * s->cap : 64;
         float *f = realloc(s->feat, (size_t)cap * (size_t)s->nf * sizeof *f);
@@ -171,6 +180,31 @@ int vis_pieceset_add(vis_pieceset *s, const float *feat, const float *probs, con
     return 0;
 }
 
+/* The values of hd the set judges. */
+static int ps__judged(const ps__head *hd)
+{
+    int n = 0;
+    for (int v = 0; v < hd->nv; v++)
+        n += !hd->left[v];
+    return n;
+}
+
+int vis_pieceset_leave(vis_pieceset *s, int h, int v, base_err *err)
+{
+    if (!s || h < 0 || h >= s->nh || v < 0 || v >= s->h[h].nv)
+        return base_err_set(err, BASE_EINVAL, "vis_pieceset_leave: no head %d value %d", h, v);
+    if (s->finished || vis_pieceset_count(s, h, v) > 0)
+        return base_err_set(err, BASE_EINVAL, "vis_pieceset_leave: value %s of head %s %s",
+                            s->h[h].vname[v], s->h[h].name,
+                            s->finished ? "(the set is finished)" : "has pieces");
+    if (ps__judged(&s->h[h]) <= 2)
+        return base_err_set(err, BASE_EINVAL,
+                            "vis_pieceset_leave: head %s would judge fewer than 2 values",
+                            s->h[h].name);
+    s->h[h].left[v] = 1;
+    return 0;
+}
+
 static double ps__d2(const float *f, const double *m, int nf)
 {
     double d = 0;
@@ -181,19 +215,30 @@ static double ps__d2(const float *f, const double *m, int nf)
 
 /* The log-probabilities of head hd for one patch: the classifier's, then
  * the set's distances at weight w (d2[v]: squared distance to value v's
- * mean); out[v] is normalised. */
+ * mean); out[v] is normalised.  A value left out keeps the classifier's
+ * probability, and the judged ones share the rest in the set's opinion:
+ * the set knows nothing of whether a square is covered, only which of
+ * the values it saw a piece shows. */
 static void ps__combine(const ps__head *hd, const float *p, const double *d2, double w,
                         double *out)
 {
-    double top = -INFINITY, sum = 0;
+    double top = -INFINITY, sum = 0, kept = 0, judged = 0;
     for (int v = 0; v < hd->nv; v++) {
-        out[v] = log(fmax(p[v], ps__par.pfloor)) - w * d2[v] / (2 * hd->spread);
+        double q = fmax(p[v], ps__par.pfloor);
+        if (hd->left[v]) {
+            kept += q;
+            continue;
+        }
+        judged += q;
+        out[v] = log(q) - w * d2[v] / (2 * hd->spread);
         top = fmax(top, out[v]);
     }
     for (int v = 0; v < hd->nv; v++)
-        sum += exp(out[v] - top);
+        if (!hd->left[v])
+            sum += exp(out[v] - top);
     for (int v = 0; v < hd->nv; v++)
-        out[v] -= top + log(sum);
+        out[v] = hd->left[v] ? log(fmax(p[v], ps__par.pfloor) / (kept + judged))
+                             : out[v] - top - log(sum) + log(judged / (kept + judged));
 }
 
 /* Leave one out: the log-likelihood of the enrolled pieces' values at
@@ -241,7 +286,9 @@ int vis_pieceset_finish(vis_pieceset *s, base_err *err)
         }
         hd->ready = 1;
         for (int v = 0; v < hd->nv; v++) {
-            if (hd->n[v] < 2) {
+            if (hd->left[v]) {
+                continue;
+            } else if (hd->n[v] < 2) {
                 hd->ready = 0;
                 if (shortv < 0) {
                     shortv = v;
@@ -261,7 +308,7 @@ int vis_pieceset_finish(vis_pieceset *s, base_err *err)
         }
         /* the variance of one feature, unbiased: each value's mean took a
          * degree of freedom; floored so that identical pieces divide */
-        hd->spread = fmax(ss / ((double)(nk - hd->nv) * s->nf), ps__par.min_spread);
+        hd->spread = fmax(ss / ((double)(nk - ps__judged(hd)) * s->nf), ps__par.min_spread);
         if (!(d2 = malloc(2 * (size_t)hd->nv * sizeof *d2)))
             return base_err_set(err, BASE_ENOMEM, "out of memory");
         lp = d2 + hd->nv;
@@ -315,6 +362,11 @@ int vis_pieceset_count(const vis_pieceset *s, int h, int v)
             n += s->val[(size_t)i * s->nh + h] == v;
         return n;
     }
+}
+
+const char *vis_pieceset_head(const vis_pieceset *s, int h)
+{
+    return s && h >= 0 && h < s->nh ? s->h[h].name : NULL;
 }
 
 double vis_pieceset_weight(const vis_pieceset *s, int h)
@@ -402,6 +454,8 @@ int vis_pieceset_to_json(const vis_pieceset *s, const char *game, char **json, b
             cJSON *e = cJSON_CreateObject(), *m;
             cJSON_AddStringToObject(e, "name", hd->vname[v]);
             cJSON_AddNumberToObject(e, "n", hd->n[v]);
+            if (hd->left[v])
+                cJSON_AddTrueToObject(e, "left");
             m = cJSON_AddArrayToObject(e, "mean");
             for (int k = 0; k < s->nf; k++)
                 cJSON_AddItemToArray(m, ps__num(hd->mean[(size_t)v * s->nf + k]));
@@ -471,7 +525,18 @@ static int ps__head_from(vis_pieceset *s, int h, const cJSON *o, base_err *err)
                                     k);
             hd->mean[(size_t)v * s->nf + k] = x->valuedouble;
         }
-        if (hd->n[v] < 2)
+        {
+            const cJSON *left = cJSON_GetObjectItemCaseSensitive(e, "left");
+            if (left && !cJSON_IsBool(left))
+                return base_err_set(err, BASE_EPARSE,
+                                    "pieces profile: %s: \"left\" is not true or false", what);
+            hd->left[v] = cJSON_IsTrue(left);
+            if (hd->left[v] && hd->n[v] > 0)
+                return base_err_set(err, BASE_EPARSE,
+                                    "pieces profile: %s is left out yet has %d pieces", what,
+                                    hd->n[v]);
+        }
+        if (hd->n[v] < 2 && !hd->left[v])
             hd->ready = 0;
     }
     return 0;

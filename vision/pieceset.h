@@ -55,9 +55,18 @@ void vis_pieceset_free(vis_pieceset *s);
 int vis_pieceset_add(vis_pieceset *s, const float *feat, const float *probs, const int *values,
                      base_err *err);
 
+/* Leaves value v of head h out of the set before any piece is added: an
+ * enrolment that never shows it (a square covered by a hand, for cube2's
+ * "color" head) still finishes the head, and the set judges only its
+ * other values: v keeps the classifier's probability and the others share
+ * the rest.  BASE_EINVAL for a value with pieces, a finished set, or a
+ * head that would judge fewer than two values. */
+int vis_pieceset_leave(vis_pieceset *s, int h, int v, base_err *err);
+
 /* Computes the means, the spread and the weight of every head whose every
- * value has at least two pieces (so that a spread can be measured); after
- * it the set can be applied, saved, and takes no more pieces.
+ * value not left out has at least two pieces (so that a spread can be
+ * measured); after it the set can be applied, saved, and takes no more
+ * pieces.
  * BASE_ENOTFOUND when no head has enough pieces, naming a value short of
  * them. */
 int vis_pieceset_finish(vis_pieceset *s, base_err *err);
@@ -66,6 +75,8 @@ int vis_pieceset_finish(vis_pieceset *s, base_err *err);
  * finished set gives head h (0: the head is read as the classifier reads
  * it, or not finished). */
 int vis_pieceset_count(const vis_pieceset *s, int h, int v);
+/* The name of head h ("shape"), or NULL past the last. */
+const char *vis_pieceset_head(const vis_pieceset *s, int h);
 double vis_pieceset_weight(const vis_pieceset *s, int h);
 
 /* 0 when s was made with classifier c (the same digest, heads and values);
@@ -79,7 +90,8 @@ void vis_pieceset_apply(const vis_pieceset *s, const float *feat, float *probs);
 
 /* The finished set as one JSON object, {"kind": "pieces", "game": game,
  * "model": digest, "features": F, "heads": [{"name", "weight", "spread",
- * "values": [{"name", "n", "mean": [F numbers]}]}]}; *json is malloc'ed.
+ * "values": [{"name", "n", "mean": [F numbers], "left": true (only when
+ * left out)}]}]}; *json is malloc'ed.
  * BASE_EINVAL when s is not finished. */
 int vis_pieceset_to_json(const vis_pieceset *s, const char *game, char **json, base_err *err);
 
