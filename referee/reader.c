@@ -27,6 +27,9 @@
  * 0.6 mm) still show, the view stays small (models/cube2_patches.c cuts
  * its training patches through the same fit). */
 #define REF__C2_FIND_PPM 1.5
+/* the view a board is tracked in reaches this far round where it lay: the
+ * ring of a square round it that its fit weighs, and a nudge */
+#define REF__C2_TRACK_MARGIN_MM 45.0
 
 struct ref_reader {
     char game[16];
@@ -49,6 +52,8 @@ struct ref_reader {
     vis_pieceset *pieces; /* the enrolled set in use (owned), or NULL */
     vis_cube2 *c2;        /* cube2's recogniser (else NULL) */
     vis_c2_reading *c2r;
+    vis_c2_board c2_last; /* the board of the last frame it was found in (found: false
+                             when none), where the next frame looks first */
 };
 
 /* Each game's limits: below min_ppm px/mm at the board (the camera's own),
@@ -622,11 +627,33 @@ static int ref__c2_board(ref_reader *r, const vis_image *frame, ref_reading *out
     vw.mat_w = r->mat.w;
     vw.mat_h = r->mat.h;
     vw.marker_mm = r->mat.s;
-    if ((rc = cal_rectify(frame, &r->fit, r->mat, lens, VIS_C2_BOARD_Z_MM, vw.px_per_mm, 0, &view,
-                          err)) != 0)
-        return rc;
-    rc = vis_cube2_find(r->c2, view, &vw, b, err);
-    vis_image_free(view);
+    b->found = false;
+    if (r->c2_last.found) {
+        /* where the board lay: only the table round it */
+        double box[4];
+        vis_cube2_bounds(&r->c2_last, REF__C2_TRACK_MARGIN_MM, box);
+        vw.roi = true;
+        vw.x0_mm = box[0];
+        vw.y0_mm = box[1];
+        if ((rc = cal_rectify_roi(frame, &r->fit, lens, VIS_C2_BOARD_Z_MM, vw.px_per_mm, box[0],
+                                  box[1], box[2] - box[0], box[3] - box[1], &view, err)) != 0)
+            return rc;
+        rc = vis_cube2_track(r->c2, view, &vw, &r->c2_last, b, err);
+        vis_image_free(view);
+        view = NULL;
+        vw.roi = false;
+        if (rc != 0)
+            return rc;
+    }
+    if (!b->found) {
+        if ((rc = cal_rectify(frame, &r->fit, r->mat, lens, VIS_C2_BOARD_Z_MM, vw.px_per_mm, 0,
+                              &view, err)) != 0)
+            return rc;
+        rc = vis_cube2_find(r->c2, view, &vw, b, err);
+        vis_image_free(view);
+    }
+    if (rc == 0 && b->found)
+        r->c2_last = *b;
     if (rc == 0)
         rc = cal_mat_plane(&r->fit, NULL, VIS_C2_TOP_Z_MM, top, err);
     return rc;
@@ -880,6 +907,7 @@ int ref_reader_enrol(ref_reader *r, const vis_image *frame, int image, vis_piece
         if (!where)
             return base_err_set(err, BASE_ENOMEM, "out of memory");
         memset(where, 0, sizeof *where);
+        r->c2_last.found = false; /* a scene of its own */
         rc = ref__c2_board(r, frame, where, &b, &plane, err);
         free(where);
         if (rc == 0)

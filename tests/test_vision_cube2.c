@@ -5,6 +5,8 @@
  *   the board fitted where the truth lays it on each kind of board (wood
  *     with burned lines, a printed card, a cloth), in an enrolment photo
  *     and in a match's still frames, whichever way the camera looks;
+ *   a board found again from the last frame's fit, and a fit that is off
+ *     not confirmed;
  *   no board on a mat without one (a Qwirkle table);
  *   the squares of an enrolment photo read as the truth's, through the
  *     referee's reader and `tablecam recognize`;
@@ -64,8 +66,9 @@ static void frame_free(frame *f)
     cJSON_Delete(f->truth);
 }
 
-/* The board fitted in f as the reader fits it. */
-static void fit_board(const frame *f, vis_c2_board *b)
+/* The board fitted in f as the reader fits it: the whole search, or
+ * (prior not NULL) tracked from prior. */
+static void fit_near(const frame *f, const vis_c2_board *prior, vis_c2_board *b)
 {
     vis_aruco *det = NULL;
     cal_mat_fit fit;
@@ -83,11 +86,16 @@ static void fit_board(const frame *f, vis_c2_board *b)
     vw.mat_w = vw.mat_h = 500;
     vw.marker_mm = 40;
     assert_int_equal(vis_cube2_new(0, 0, 0, &c, &err), 0);
-    assert_int_equal(vis_cube2_find(c, view, &vw, b, &err), 0);
+    if (prior)
+        assert_int_equal(vis_cube2_track(c, view, &vw, prior, b, &err), 0);
+    else
+        assert_int_equal(vis_cube2_find(c, view, &vw, b, &err), 0);
     vis_cube2_free(c);
     vis_image_free(view);
     vis_aruco_free(det);
 }
+
+static void fit_board(const frame *f, vis_c2_board *b) { fit_near(f, NULL, b); }
 
 /* Every square's centre within POS_MM of the truth's (the corners' are
  * the farthest off when the turn errs). */
@@ -167,6 +175,47 @@ static void test_board_in_matches(void **state)
         check_board(&f, &b, what);
         frame_free(&f);
     }
+}
+
+/* A board found in one frame is found again from there (the next frame's
+ * fast path); a prior that is a few millimetres or a whole square off, or
+ * turned, is not confirmed, so the whole search runs. */
+static void test_board_tracked(void **state)
+{
+    sim_options o = options(1280, 960);
+    frame f;
+    vis_c2_board b, t, off;
+    double th;
+    (void)state;
+    o.fps = 1;
+    o.max_moves = 30;
+    o.design = 7;
+    frame_get("cube2", 52, &o, 121, &f);
+    fit_board(&f, &b);
+    check_board(&f, &b, "the whole search");
+    fit_near(&f, &b, &t);
+    check_board(&f, &t, "tracked");
+    assert_true(fabs(t.angle_deg - b.angle_deg) < 0.2);
+    assert_true(hypot(t.x0_mm - b.x0_mm, t.y0_mm - b.y0_mm) < 1.0);
+    th = b.angle_deg * M_PI / 180;
+    off = b;
+    off.x0_mm += 12 * cos(th); /* between two lines */
+    off.y0_mm += 12 * sin(th);
+    fit_near(&f, &off, &t);
+    assert_false(t.found);
+    off = b;
+    off.x0_mm += 30 * cos(th); /* a square along */
+    off.y0_mm += 30 * sin(th);
+    fit_near(&f, &off, &t);
+    assert_false(t.found);
+    off = b;
+    off.angle_deg += 4;
+    fit_near(&f, &off, &t);
+    assert_false(t.found);
+    off.found = false; /* no prior: nothing tracked */
+    fit_near(&f, &off, &t);
+    assert_false(t.found);
+    frame_free(&f);
 }
 
 static void test_no_board_on_a_qwirkle_table(void **state)
@@ -385,6 +434,7 @@ int main(void)
         cmocka_unit_test(test_board_on_every_kind),
         cmocka_unit_test(test_enrol_a_set),
         cmocka_unit_test(test_board_in_matches),
+        cmocka_unit_test(test_board_tracked),
         cmocka_unit_test(test_no_board_on_a_qwirkle_table),
         cmocka_unit_test(test_reader_reads_the_photo),
     };

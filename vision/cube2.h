@@ -85,6 +85,19 @@ void vis_cube2_free(vis_cube2 *c);
 int vis_cube2_find(vis_cube2 *c, const vis_image *view, const vis_view *vw, vis_c2_board *out,
                    base_err *err);
 
+/* The board near prior, as an earlier frame found it (table mm do not
+ * change when the camera moves): only its lines, near its turn and
+ * phase, in view (which may show only the part of the table round it,
+ * vis_view's roi; vis_cube2_bounds).  out->found is false when the board
+ * is not there (moved, covered): then vis_cube2_find searches the whole
+ * mat. */
+int vis_cube2_track(vis_cube2 *c, const vis_image *view, const vis_view *vw,
+                    const vis_c2_board *prior, vis_c2_board *out, base_err *err);
+
+/* The table box (x0, y0, x1, y1 mm) round board b, margin_mm wider on
+ * every side. */
+void vis_cube2_bounds(const vis_c2_board *b, double margin_mm, double box[4]);
+
 /* The centre of square (col, row) of board b, table mm. */
 void vis_cube2_square_mm(const vis_c2_board *b, int col, int row, double *x_mm, double *y_mm);
 

@@ -46,6 +46,12 @@ typedef struct vis__c2_param_table {
                                line's: an empty table round the board is no infinite contrast */
     double min_line_share;  /* the board's segments show at least this share of a whole
                                line's edges on average (pieces and hands cover some) */
+    double track_turn_deg;  /* a board fitted in the last frame is looked for again within
+                               this turn of it: a nudge between two frames turns it less;
+                               more, and the whole search runs */
+    double track_move_squares; /* ... and kept when its corner lies within this share of a
+                               square of the last one: a window a square off, or a board
+                               moved, is the whole search's to judge */
     float covered_min;      /* a square whose "covered" probability is above this is hidden:
                                a hand is over it */
     float enrol_sure;       /* an enrolment photo's square read this surely as something

@@ -518,6 +518,26 @@ static int c2f_lines_only(const c2f_edge *e, int n, int w, int h, double ppm, do
     return 0;
 }
 
+/* The lines at turn theta and corner (px, py) (the turned frame) fitted
+ * by least squares, and the board's place and evidence into out. */
+static void c2f_finish(const vis_cube2 *c, const vis_view *vw, const c2f_edge *e, int n,
+                       double theta, double px, double py, double in, double ring,
+                       vis_c2_board *out)
+{
+    const vis__c2_param_table *P = &vis__c2_params;
+    /* a line seen whole gives both its sides' edges all along a segment:
+     * the evidence is measured against that */
+    const double full = 2 * c->pitch_mm * vw->px_per_mm;
+    c2f_lines_fit(e, n, c->cols, c->rows, c->pitch_mm, &theta, &px, &py);
+    BASE_DEBUG("cube2", "fitted turn %.2f, corner %.1f,%.1f", theta * 180 / C2F_PI, px, py);
+    out->x0_mm = px * cos(theta) - py * sin(theta);
+    out->y0_mm = px * sin(theta) + py * cos(theta);
+    out->angle_deg = theta * 180 / C2F_PI;
+    out->contrast = (float)(in / (ring + P->ring_floor * full));
+    out->line_share = (float)(in / full);
+    out->found = out->contrast >= P->min_contrast && out->line_share >= P->min_line_share;
+}
+
 int vis_cube2_find(vis_cube2 *c, const vis_image *view, const vis_view *vw, vis_c2_board *out,
                    base_err *err)
 {
@@ -599,23 +619,83 @@ int vis_cube2_find(vis_cube2 *c, const vis_image *view, const vis_view *vw, vis_
     }
     BASE_DEBUG("cube2", "turn %.2f, corner %.1f,%.1f (turned frame), window %.0f over ring %.0f",
                theta * 180 / C2F_PI, px, py, in, ring);
-    /* 5. the lines fitted by least squares */
-    c2f_lines_fit(e, n, c->cols, c->rows, pitch, &theta, &px, &py);
-    BASE_DEBUG("cube2", "fitted turn %.2f, corner %.1f,%.1f", theta * 180 / C2F_PI, px, py);
-    out->x0_mm = px * cos(theta) - py * sin(theta);
-    out->y0_mm = px * sin(theta) + py * cos(theta);
-    out->angle_deg = theta * 180 / C2F_PI;
-    {
-        /* a line seen whole gives both its sides' edges all along a
-         * segment: the evidence is measured against that */
-        double full = 2 * pitch * vw->px_per_mm;
-        out->contrast = (float)(in / (ring + P->ring_floor * full));
-        out->line_share = (float)(in / full);
-    }
-    out->found = out->contrast >= P->min_contrast && out->line_share >= P->min_line_share;
+    c2f_finish(c, vw, e, n, theta, px, py, in, ring, out);
 done:
     free(e);
     return rc ? base_err_set(err, rc, "vis_cube2_find: out of memory") : 0;
+}
+
+/* The board near prior, as it lay in an earlier frame: only the lines'
+ * edges at its turn, the turn looked for within track_turn_deg of it and
+ * the window placed from its phase.  out->found as vis_cube2_find's. */
+static int c2f_track(vis_cube2 *c, const vis_image *view, const vis_view *vw,
+                     const vis_c2_board *prior, vis_c2_board *out)
+{
+    const vis__c2_param_table *P = &vis__c2_params;
+    c2f_edge *e = NULL, *el = NULL;
+    int n = 0, nl = 0, rc;
+    double theta = prior->angle_deg * C2F_PI / 180, box[4], px, py, in = 0, ring = 0;
+    const double lim = P->track_turn_deg * C2F_PI / 180, pitch = c->pitch_mm;
+    if ((rc = c2f_edges(view, vw, &e, &n, NULL)) != 0)
+        return rc;
+    if (n >= P->min_edges)
+        rc = c2f_lines_only(e, n, view->width, view->height, vw->px_per_mm, theta, &el, &nl);
+    free(e);
+    if (rc != 0 || nl < P->min_edges) {
+        free(el);
+        return rc;
+    }
+    c2f_turned(cos(theta), sin(theta), prior->x0_mm, prior->y0_mm, &px, &py);
+    c2f_box(px, py, c->cols, c->rows, pitch, P->refine_margin_mm, box);
+    theta = c2f_best_turn(el, nl, pitch, box, theta - lim, theta + lim,
+                          P->fine_step_deg * C2F_PI / 180, 1);
+    c2f_turned(cos(theta), sin(theta), prior->x0_mm, prior->y0_mm, &px, &py);
+    if ((rc = c2f_place(el, nl, theta, pitch, c->cols, c->rows, &px, &py, &in, &ring)) == 0)
+        c2f_finish(c, vw, el, nl, theta, px, py, in, ring, out);
+    free(el);
+    return rc;
+}
+
+int vis_cube2_track(vis_cube2 *c, const vis_image *view, const vis_view *vw,
+                    const vis_c2_board *prior, vis_c2_board *out, base_err *err)
+{
+    const vis__c2_param_table *P = &vis__c2_params;
+    int rc;
+    if (!c || !view || !vw || !out || !prior || vw->px_per_mm <= 0)
+        return base_err_set(err, BASE_EINVAL, "vis_cube2_track: NULL argument or no scale");
+    memset(out, 0, sizeof *out);
+    out->cols = c->cols;
+    out->rows = c->rows;
+    out->pitch_mm = c->pitch_mm;
+    if (!prior->found || prior->cols != c->cols || prior->rows != c->rows)
+        return 0;
+    c2f_lut();
+    if ((rc = c2f_track(c, view, vw, prior, out)) != 0)
+        return base_err_set(err, rc, "vis_cube2_track: out of memory");
+    if (out->found && (fabs(out->angle_deg - prior->angle_deg) > P->track_turn_deg ||
+                       hypot(out->x0_mm - prior->x0_mm, out->y0_mm - prior->y0_mm) >
+                           P->track_move_squares * c->pitch_mm))
+        out->found = false;
+    BASE_DEBUG("cube2", "board %s the last frame's: turn %.2f, corner %.1f,%.1f",
+               out->found ? "kept from" : "not where it lay in", out->angle_deg, out->x0_mm,
+               out->y0_mm);
+    return 0;
+}
+
+void vis_cube2_bounds(const vis_c2_board *b, double margin_mm, double box[4])
+{
+    box[0] = box[1] = INFINITY;
+    box[2] = box[3] = -INFINITY;
+    for (int k = 0; k < 4; k++) {
+        double x, y, t = b->angle_deg * C2F_PI / 180;
+        double a = (k & 1) ? b->cols * b->pitch_mm : 0, d = (k & 2) ? b->rows * b->pitch_mm : 0;
+        x = b->x0_mm + a * cos(t) - d * sin(t);
+        y = b->y0_mm + a * sin(t) + d * cos(t);
+        box[0] = fmin(box[0], x - margin_mm);
+        box[1] = fmin(box[1], y - margin_mm);
+        box[2] = fmax(box[2], x + margin_mm);
+        box[3] = fmax(box[3], y + margin_mm);
+    }
 }
 
 void vis_cube2_square_mm(const vis_c2_board *b, int col, int row, double *x_mm, double *y_mm)
