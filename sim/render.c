@@ -509,6 +509,58 @@ static bool sim__hit_cyl(const sim__obj *o, sim__v3 O, sim__v3 d, sim__hit *h)
     }
 }
 
+/* A hexagonal prism (CUBED's tiles), pointy-top in its own frame: flats
+ * o->sx apart across x and at +-60 degrees from it, corners along y.
+ * Faces: 0 top, 5 bottom, 1 + j the side whose outward normal points
+ * 60 j degrees from the local x axis. */
+static bool sim__hit_hex(const sim__obj *o, sim__v3 O, sim__v3 d, sim__hit *h)
+{
+    static const double nx[3] = {1, 0.5, -0.5}, ny[3] = {0, 0.86602540378443865, 0.86602540378443865};
+    double half = o->sx / 2, hz = o->sz / 2;
+    double px = O.x - o->x, py = O.y - o->y, pz = O.z - (o->z0 + hz);
+    double ox = o->c * px + o->s * py, oy = -o->s * px + o->c * py;
+    double dx = o->c * d.x + o->s * d.y, dy = -o->s * d.x + o->c * d.y;
+    double tn = -INFINITY, tf = INFINITY;
+    int face = -1;
+    for (int a = 0; a < 4; a++) {
+        /* slabs: the three pairs of flats, then top and bottom */
+        double po = a < 3 ? ox * nx[a] + oy * ny[a] : pz, dd = a < 3 ? dx * nx[a] + dy * ny[a] : d.z;
+        double w = a < 3 ? half : hz, t1, t2;
+        int f1, f2;
+        if (fabs(dd) < 1e-12) {
+            if (fabs(po) > w)
+                return false;
+            continue;
+        }
+        t1 = (-w - po) / dd;
+        t2 = (w - po) / dd;
+        f1 = a < 3 ? 1 + a + 3 : 5; /* the face of -w: the normal turned half round */
+        f2 = a < 3 ? 1 + a : 0;
+        if (t1 > t2) {
+            double tt = t1;
+            t1 = t2;
+            t2 = tt;
+            f1 = f2;
+        }
+        if (t1 > tn) {
+            tn = t1;
+            face = f1;
+        }
+        if (t2 < tf)
+            tf = t2;
+        if (tn > tf)
+            return false;
+    }
+    if (tn <= 1e-9 || face < 0)
+        return false;
+    h->t = tn;
+    h->face = face;
+    h->lx = ox + tn * dx;
+    h->ly = oy + tn * dy;
+    h->lz = pz + tn * d.z;
+    return true;
+}
+
 /* Signed distance from (x, y) to the hand's nearest capsule surface, and
  * which capsule; capsules whose box lies farther than lim are skipped
  * (INFINITY when all are). */
@@ -568,6 +620,8 @@ static bool sim__hit_obj(const sim__obj *o, sim__v3 O, sim__v3 d, sim__hit *h)
         return sim__hit_box(o, O, d, h);
     case SIM__CYL:
         return sim__hit_cyl(o, O, d, h);
+    case SIM__HEX:
+        return sim__hit_hex(o, O, d, h);
     default:
         return sim__hit_hand(o, O, d, h);
     }
@@ -670,7 +724,7 @@ static int sim__tiles(sim__renderer *r, const sim__obj *objs, int n)
     return 0;
 }
 
-/* Convex hull of n <= 8 points (gift wrapping), as inward edges. */
+/* Convex hull of n <= 12 points (gift wrapping), as inward edges. */
 static void sim__hull_make(const double *px, const double *py, int n, double w, sim__hull *h)
 {
     int start = 0, cur, hullpts[SIM__MAXEDGES + 1], nh = 0;
@@ -742,19 +796,28 @@ static int sim__shadows(sim__renderer *r, const sim__obj *objs, int n)
     for (int k = 0; k < n; k++) {
         const sim__obj *o = &objs[k];
         sim__hull *h = &r->hulls[k];
-        double px[8], py[8];
+        double px[12], py[12];
+        int np = 0;
         h->n = 0;
         if (!o->shadow || o->kind == SIM__HAND)
             continue;
         double hx = o->kind == SIM__CYL ? o->sx : o->sx / 2;
         double hy = o->kind == SIM__CYL ? o->sx : o->sy / 2;
-        for (int c = 0; c < 8; c++) {
-            double ax = (c & 1) ? hx : -hx, ay = (c & 2) ? hy : -hy;
-            double z = o->z0 + ((c & 4) ? o->sz : 0);
+        for (int c = 0; c < (o->kind == SIM__HEX ? 12 : 8); c++, np++) {
+            /* a hexagon's corners lie at 30 + 60 k degrees, o->sx / sqrt 3 out */
+            double ax = (c & 1) ? hx : -hx, ay = (c & 2) ? hy : -hy, z;
+            if (o->kind == SIM__HEX) {
+                double a = (30 + 60 * (c % 6)) * SIM__PI / 180, rad = o->sx / sqrt(3.0);
+                ax = rad * cos(a);
+                ay = rad * sin(a);
+                z = o->z0 + (c >= 6 ? o->sz : 0);
+            } else {
+                z = o->z0 + ((c & 4) ? o->sz : 0);
+            }
             px[c] = o->x + o->c * ax - o->s * ay - z * lx;
             py[c] = o->y + o->s * ax + o->c * ay - z * ly;
         }
-        sim__hull_make(px, py, 8, 0.5 + l->softness * (o->z0 + o->sz), h);
+        sim__hull_make(px, py, np, 0.5 + l->softness * (o->z0 + o->sz), h);
         x0 = fmin(x0, h->x0);
         y0 = fmin(y0, h->y0);
         x1 = fmax(x1, h->x1);
@@ -943,6 +1006,20 @@ static void sim__shade(const sim__renderer *r, const sim__obj *objs, int n, cons
             memcpy(alb, o->rgb, sizeof alb);
             gloss = o->gloss;
             break;
+        }
+    } else if (o->kind == SIM__HEX) {
+        /* a hexagonal tile: top u, v over the flats (+-1 at them); a side
+         * u along it from -1 to 1, v up it */
+        if (h->face == 0 || h->face == 5) {
+            N.z = h->face == 0 ? 1 : -1;
+            o->pk->shade(o, h->face, h->lx / (o->sx / 2), h->ly / (o->sx / 2), alb, &gloss);
+        } else {
+            double a = (h->face - 1) * SIM__PI / 3, cx = cos(a), cy = sin(a);
+            N.x = o->c * cx - o->s * cy;
+            N.y = o->s * cx + o->c * cy;
+            N.z = 0;
+            o->pk->shade(o, h->face, (-h->lx * cy + h->ly * cx) / (o->sx / (2 * sqrt(3.0))),
+                         h->lz / (o->sz / 2), alb, &gloss);
         }
     } else if (o->kind == SIM__CYL && o->look == SIM__LOOK_PIECE) {
         /* a game's cylinder: top u, v across the disc; side u around it

@@ -150,6 +150,8 @@ static const sim__driver *sim__driver_for(const char *game)
         return &sim__cards_driver;
     if (game && strcmp(game, "cube2") == 0)
         return &sim__cube2_driver;
+    if (game && strcmp(game, "cubed") == 0)
+        return &sim__cubed_driver;
     return NULL;
 }
 
@@ -185,7 +187,8 @@ int sim_stream_frames(const sim_stream *s) { return s ? s->frame : 0; }
 static void sim__cell_mm(const sim_stream *s, double gx, double gy, double *x, double *y)
 {
     const sim__piece_kind *k = s->drv->kind;
-    double u = gx * k->pitch_x, v = gy * k->pitch_y;
+    double u = k->hex ? (gx + gy / 2.0) * k->pitch_x : gx * k->pitch_x;
+    double v = k->hex ? gy * k->pitch_x * 0.86602540378443865 : gy * k->pitch_y;
     double c = cos(s->board_rot), sn = sin(s->board_rot);
     *x = s->board_x + c * u - sn * v;
     *y = s->board_y + sn * u + c * v;
@@ -869,7 +872,7 @@ static cJSON *sim__truth(sim_stream *s, double t, const sim__obj *objs, int n, b
             cJSON_AddItemToObject(e, "from", cJSON_CreateIntArray((int[]){p->back[0], p->back[1]}, 2));
         if (p->obj.down)
             cJSON_AddBoolToObject(e, "down", true);
-        if (s->has_board) /* pieces of several heights stand on a board */
+        if (s->has_board || p->obj.kind == SIM__HEX) /* pieces on a board; tiles 3-8 mm */
             cJSON_AddNumberToObject(e, "top_mm", sim__round(p->obj.z0 + p->obj.sz, 0.01));
         {
             /* covered (by a hand, mostly): the centre of its top face
@@ -1221,7 +1224,7 @@ int sim_stream_new(const char *game, uint64_t seed, const sim_options *opt, sim_
     }
     if (!game || !sim__driver_for(game))
         return base_err_set(err, BASE_EUNSUPPORTED,
-                            "sim: cannot simulate game '%s' (supported: qwirkle, cards, cube2)",
+                            "sim: cannot simulate game '%s' (supported: qwirkle, cards, cube2, cubed)",
                             game ? game : "(none)");
     if (!rules_game_available(game))
         return base_err_set(err, BASE_EUNSUPPORTED, "sim: the %s engine is not built", game);
@@ -1312,7 +1315,8 @@ int sim_stream_new(const char *game, uint64_t seed, const sim_options *opt, sim_
     } else {
         s->board_x = s->mat.w / 2 + sim__rng_range(&rscene, -30, 30);
         s->board_y = s->mat.h / 2 + sim__rng_range(&rscene, -30, 30);
-        s->board_rot = sim__rng_range(&rscene, -6, 6) * SIM__PI / 180;
+        double turn = s->drv->layout_turn_deg > 0 ? s->drv->layout_turn_deg : 6;
+        s->board_rot = sim__rng_range(&rscene, -turn, turn) * SIM__PI / 180;
     }
     sim__seats(s, &rscene);
     sim__distractors(s, &rscene);

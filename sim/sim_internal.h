@@ -6,7 +6,8 @@
  * render.c   the table (textures, mat, markers, cached once per stream)
  *            and the per-frame ray caster: boxes, cylinders, hands,
  *            soft shadows, glare, vignetting, noise, blur, JPEG
- * qwirkle_pieces.c, cards_pieces.c, cube2_pieces.c  each game's piece look (a
+ * qwirkle_pieces.c, cards_pieces.c, cube2_pieces.c, cubed_pieces.c  each game's
+ *            piece look (a
  *            sim__piece_kind) and player (a sim__driver)
  * cards_decks.c  the table of card decks and the rendering of a card's
  *            face or back (OpenCV drawing, librsvg)
@@ -101,7 +102,7 @@ int sim__ray_map(const sim__camera *cam, float **out);
 
 /* ---- scene objects (render.c draws them, sequence.c places them) ---- */
 
-enum sim__obj_kind { SIM__BOX, SIM__CYL, SIM__HAND };
+enum sim__obj_kind { SIM__BOX, SIM__CYL, SIM__HAND, SIM__HEX };
 
 enum sim__look_kind {
     SIM__LOOK_PIECE, /* a game piece: the piece kind's shade() */
@@ -124,7 +125,8 @@ struct sim__piece_kind;
 typedef struct sim__obj {
     int kind, look;
     double x, y, z0;    /* footprint centre and base height, mm */
-    double sx, sy, sz;  /* box size (cylinder: sx is the radius, sz height) */
+    double sx, sy, sz;  /* box size (cylinder: sx is the radius, sz height; hexagon:
+                           sx across its flats, sy corner to corner) */
     double yaw;         /* radians, about z */
     float rgb[3], rgb2[3]; /* plain colours (0..1 linear) */
     float gloss;
@@ -156,6 +158,9 @@ typedef struct sim__obj {
 typedef struct sim__piece_kind {
     const char *game;
     double pitch_x, pitch_y; /* grid pitch, mm */
+    bool hex;                /* a pointy-top hexagonal grid in axial cells (q, r): pitch_x
+                                across the flats, cell (q, r) at (q + r / 2, r sqrt 3 / 2)
+                                pitches (cubed) */
     double sx, sy, sz;       /* piece box, mm */
     /* Sets faces[], tex and look details of a new piece instance;
      * dstate is the game's driver state (its texture cache). */
@@ -278,6 +283,9 @@ typedef struct sim__driver {
     void (*board)(void *state, sim__obj *out);
     int board_cols, board_rows;
     double board_turn_deg;
+    /* Without a board, the layout lies turned by up to this (0: 6
+     * degrees, pieces squared to the mat by habit; 180: any way). */
+    double layout_turn_deg;
 } sim__driver;
 
 /* play.c: an illegal one-piece placement for player: a piece of held[]
@@ -322,5 +330,6 @@ void sim__cd_deck_close(sim__cd_deck *d);
 extern const sim__driver sim__qwirkle_driver;
 extern const sim__driver sim__cards_driver;
 extern const sim__driver sim__cube2_driver;
+extern const sim__driver sim__cubed_driver;
 
 #endif
