@@ -11,6 +11,7 @@
  * the window of cols x rows squares whose sides show the most edge,
  * against the ring of segments just outside it. */
 #include "cube2Int.h"
+#include "view.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -36,26 +37,6 @@ static void c2f_lut(void)
         c2f_cos[i] = (float)cos(2 * C2F_PI * i / C2F_LUT);
         c2f_sin[i] = (float)sin(2 * C2F_PI * i / C2F_LUT);
     }
-}
-
-/* Table point of view pixel (u, v). */
-static void c2f_pixel_mm(const vis_view *vw, double u, double v, double *x, double *y)
-{
-    double ox = vw->roi ? vw->x0_mm : -vw->margin_mm, oy = vw->roi ? vw->y0_mm : -vw->margin_mm;
-    *x = ox + (u + 0.5) / vw->px_per_mm;
-    *y = oy + (v + 0.5) / vw->px_per_mm;
-}
-
-/* Inside a marker's square (and its white margin): not the board. */
-static bool c2f_on_marker(const vis_view *vw, double x, double y)
-{
-    double r = vw->marker_mm * (0.5 + vis__c2_params.marker_margin);
-    for (int k = 0; k < 4; k++) {
-        double cx = (k & 1) ? vw->mat_w : 0, cy = (k & 2) ? vw->mat_h : 0;
-        if (fabs(x - cx) < r && fabs(y - cy) < r)
-            return true;
-    }
-    return false;
 }
 
 /* The strong edges of view, strongest colour channel each. */
@@ -85,8 +66,8 @@ static int c2f_edges(const vis_image *view, const vis_view *vw, c2f_edge **out, 
             if (bm < vis__c2_params.edge_min * vis__c2_params.edge_min)
                 continue;
             double x, y;
-            c2f_pixel_mm(vw, u, v, &x, &y);
-            if (c2f_on_marker(vw, x, y))
+            vis_view_pixel_mm(vw, u, v, &x, &y);
+            if (vis_view_on_marker(vw, x, y, vis__c2_params.marker_margin))
                 continue;
             e[k].u = u;
             e[k].v = v;

@@ -1,0 +1,332 @@
+/* vision/cubed_find.c: the lattice of CUBED's tiles (vision/cubed.h). */
+#include "cubed.h"
+#include "view.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CB_PI 3.14159265358979323846
+#define CB_SQ3 1.7320508075688772
+
+/* The tuning values, each with its reason. */
+static const struct {
+    double edge_min;      /* levels a pixel: an edge weaker than this is sensor noise or a
+                             mat's grain, not a tile's side or a rhombus's */
+    double marker_margin; /* a marker's white margin and some, in marker sides: its square
+                             edges would vote for a turn of their own */
+    int min_edges;        /* fewer edge pixels than this: nothing on the mat to fit */
+    double family_deg;    /* an edge belongs to the lines across a direction when its
+                             gradient lies within this of it: half the 30 degrees to the
+                             next family's bisector */
+    double chroma_dist;   /* levels (the largest channel's, each less the pixel's mean) from
+                             the mat's chroma beyond which a pixel is a tile's: light
+                             glaring off the mat adds to every channel alike and a shadow
+                             halves a mat's chroma, the six inks leave it */
+    double dark_dist;     /* ... or darker than the mat by this many levels of its mean: a
+                             black face (a white one on a pale mat is the mat's, but a tile
+                             has at most one) */
+    double sample_share;  /* a cell is sampled within this share of its inner radius: a
+                             jittered tile (1.5 mm, 4 degrees) still fills it there */
+    double tile_cover;    /* a cell whose samples are this much unlike the mat may hold a
+                             tile: a white face and a pale one may both be the mat's; the
+                             learned stage decides (a cell of glare or of a shadow's edge
+                             is a candidate too) */
+    double min_margin;    /* the chosen centres must fit at least this much better than
+                             the next choice, or the layout is not told (a lone tile) */
+    double min_turn_share;/* the edges' direction must be this much the lattice's: a
+                             bare mat's noise points anywhere */
+    double edge_share;    /* a cell holding a tile has at least this share of edge pixels
+                             within its outline (its sides' gaps alone give about 10 %):
+                             light glaring off the mat is unlike it, yet smooth */
+    double edge_reach;    /* ... counted within this share of the cell's inner radius: the
+                             sides, jittered, included */
+} cb__par = {
+    .edge_min = 14,
+    .marker_margin = 0.45,
+    .min_edges = 200,
+    .family_deg = 15,
+    .chroma_dist = 30,
+    .dark_dist = 70,
+    .sample_share = 0.75,
+    .tile_cover = 0.3,
+    .min_margin = 1.3,
+    .min_turn_share = 0.05,
+    .edge_share = 0.04,
+    .edge_reach = 0.97,
+};
+
+typedef struct cb__edge {
+    float x, y;   /* table mm */
+    float gx, gy; /* the gradient */
+} cb__edge;
+
+static int cb__edges(const vis_image *view, const vis_view *vw, cb__edge **out, int *n,
+                     unsigned char *map)
+{
+    const int w = view->width, h = view->height, ch = view->channels;
+    cb__edge *e = malloc(sizeof *e * (size_t)(w > 2 && h > 2 ? (w - 2) * (h - 2) : 1));
+    int k = 0;
+    if (!e)
+        return BASE_ENOMEM;
+    for (int v = 1; v < h - 1; v++) {
+        const unsigned char *row = view->data + (size_t)v * (size_t)view->stride;
+        const unsigned char *up = row - view->stride, *dn = row + view->stride;
+        for (int u = 1; u < w - 1; u++) {
+            float bx = 0, by = 0, bm = 0;
+            double x, y;
+            for (int c = 0; c < ch; c++) {
+                float gx = (float)row[(u + 1) * ch + c] - (float)row[(u - 1) * ch + c];
+                float gy = (float)dn[u * ch + c] - (float)up[u * ch + c];
+                float m = gx * gx + gy * gy;
+                if (m > bm) {
+                    bm = m;
+                    bx = gx;
+                    by = gy;
+                }
+            }
+            if (bm < cb__par.edge_min * cb__par.edge_min)
+                continue;
+            vis_view_pixel_mm(vw, u, v, &x, &y);
+            if (vis_view_on_marker(vw, x, y, cb__par.marker_margin))
+                continue;
+            e[k].x = (float)x;
+            e[k].y = (float)y;
+            e[k].gx = bx;
+            e[k].gy = by;
+            map[(size_t)v * (size_t)w + (size_t)u] = 1;
+            k++;
+        }
+    }
+    *out = e;
+    *n = k;
+    return 0;
+}
+
+/* The mat's colour: each channel's median over the view off the markers
+ * (the layout covers a small part of the mat). */
+static void cb__mat_colour(const vis_image *view, const vis_view *vw, double mat[3])
+{
+    for (int c = 0; c < 3; c++) {
+        long hist[256] = {0}, n = 0, half, acc = 0;
+        for (int v = 0; v < view->height; v += 2)
+            for (int u = 0; u < view->width; u += 2) {
+                double x, y;
+                vis_view_pixel_mm(vw, u, v, &x, &y);
+                if (vis_view_on_marker(vw, x, y, cb__par.marker_margin))
+                    continue;
+                hist[view->data[(size_t)v * (size_t)view->stride + (size_t)u * view->channels +
+                                (size_t)(view->channels == 3 ? c : 0)]]++;
+                n++;
+            }
+        half = n / 2;
+        mat[c] = 0;
+        for (int b = 0; b < 256; b++) {
+            acc += hist[b];
+            if (acc > half) {
+                mat[c] = b;
+                break;
+            }
+        }
+    }
+}
+
+/* The share of cell-centre (x, y)'s samples unlike the mat (-1: the cell
+ * leaves the view or touches a marker). */
+static double cb__cover(const vis_image *view, const vis_view *vw, const double mat[3],
+                        double theta, double pitch, double x, double y)
+{
+    static const double ring[7][2] = {{0, 0},       {1, 0},        {0.5, 0.866},  {-0.5, 0.866},
+                                      {-1, 0},      {-0.5, -0.866}, {0.5, -0.866}};
+    const double rin = pitch / 2 * cb__par.sample_share;
+    int n = 0, unlike = 0;
+    for (int ri = 0; ri < 2; ri++)
+        for (int k = ri ? 1 : 0; k < 7; k++) {
+            /* the centre, and rings at half and all of the sampled radius,
+             * turned by half a step between them */
+            double s = ri ? rin : rin * 0.5, a = theta + (ri ? CB_PI / 6 : 0);
+            double lx = ring[k][0] * s, ly = ring[k][1] * s;
+            double px = x + lx * cos(a) - ly * sin(a), py = y + lx * sin(a) + ly * cos(a);
+            int u, v;
+            double col[3] = {0, 0, 0}, lc, lm, d = 0;
+            if (vis_view_on_marker(vw, px, py, cb__par.marker_margin) || !vis_view_mm_pixel(vw, view, px, py, &u, &v))
+                return -1;
+            for (int c = 0; c < 3; c++) {
+                for (int dv = -1; dv <= 1; dv++)
+                    for (int du = -1; du <= 1; du++)
+                        col[c] += view->data[(size_t)(v + dv) * (size_t)view->stride +
+                                             (size_t)(u + du) * view->channels +
+                                             (size_t)(view->channels == 3 ? c : 0)];
+                col[c] /= 9;
+            }
+            lc = (col[0] + col[1] + col[2]) / 3;
+            lm = (mat[0] + mat[1] + mat[2]) / 3;
+            for (int c = 0; c < 3; c++)
+                d = fmax(d, fabs((col[c] - lc) - (mat[c] - lm)));
+            unlike += d > cb__par.chroma_dist || lm - lc > cb__par.dark_dist;
+            n++;
+        }
+    return (double)unlike / n;
+}
+
+/* The share of the pixels within edge_reach of cell-centre (x, y)'s inner
+ * radius that are edges. */
+static double cb__edge_share(const vis_image *view, const vis_view *vw, const unsigned char *map,
+                             double pitch, double x, double y)
+{
+    const double rad = pitch / 2 * cb__par.edge_reach * vw->px_per_mm;
+    int u0, v0, n = 0, hit = 0;
+    if (!vis_view_mm_pixel(vw, view, x, y, &u0, &v0))
+        return 0;
+    for (int dv = -(int)rad; dv <= (int)rad; dv++)
+        for (int du = -(int)rad; du <= (int)rad; du++) {
+            int u = u0 + du, v = v0 + dv;
+            if (du * du + dv * dv > rad * rad || u < 0 || v < 0 || u >= view->width ||
+                v >= view->height)
+                continue;
+            n++;
+            hit += map[(size_t)v * (size_t)view->width + (size_t)u];
+        }
+    return n ? (double)hit / n : 0;
+}
+
+void vis_cubed_cell_mm(const vis_cb_layout *l, int q, int r, double *x_mm, double *y_mm)
+{
+    double t = l->angle_deg * CB_PI / 180, a = (q + r / 2.0) * l->pitch_mm,
+           b = r * l->pitch_mm * CB_SQ3 / 2;
+    *x_mm = l->x0_mm + a * cos(t) - b * sin(t);
+    *y_mm = l->y0_mm + a * sin(t) + b * cos(t);
+}
+
+/* The cells of the lattice (theta, pitch, origin (ox, oy)) in the view
+ * and how much of each is tile: misfit is the cells' sum of f (1 - f)
+ * over their sum of f (0: every cell all tile or all mat).  Tiles into
+ * out when not NULL. */
+static double cb__fit(const vis_image *view, const vis_view *vw, const double mat[3],
+                      const unsigned char *map, double theta, double pitch, double ox, double oy,
+                      vis_cb_layout *out)
+{
+    vis_cb_layout l;
+    double mis = 0, sum = 0;
+    int lim = (int)ceil(fmax(vw->mat_w, vw->mat_h) * 1.3 / pitch) + 2;
+    memset(&l, 0, sizeof l);
+    l.pitch_mm = pitch;
+    l.angle_deg = theta * 180 / CB_PI;
+    l.x0_mm = ox;
+    l.y0_mm = oy;
+    for (int r = -lim; r <= lim; r++)
+        for (int q = -lim - lim / 2; q <= lim + lim / 2; q++) {
+            double x, y, f;
+            vis_cubed_cell_mm(&l, q, r, &x, &y);
+            if (x < -pitch || y < -pitch || x > vw->mat_w + pitch || y > vw->mat_h + pitch)
+                continue;
+            if ((f = cb__cover(view, vw, mat, theta, pitch, x, y)) < 0)
+                continue;
+            mis += f * (1 - f);
+            sum += f;
+            if (out && f >= cb__par.tile_cover)
+                BASE_DEBUG("cubed", "cell %d,%d at %.1f,%.1f: %.2f unlike the mat, %.3f edges", q,
+                           r, x, y, f, cb__edge_share(view, vw, map, pitch, x, y));
+            if (out && f >= cb__par.tile_cover && l.ntiles < VIS_CB_MAX_TILES &&
+                cb__edge_share(view, vw, map, pitch, x, y) >= cb__par.edge_share) {
+                vis_cb_tile *t = &l.tiles[l.ntiles++];
+                t->q = q;
+                t->r = r;
+                t->x_mm = x;
+                t->y_mm = y;
+                t->cover = (float)f;
+            }
+        }
+    if (out)
+        *out = l;
+    return sum > 0 ? mis / sum : INFINITY;
+}
+
+int vis_cubed_find(const vis_image *view, const vis_view *vw, double pitch_mm, vis_cb_layout *out,
+                   base_err *err)
+{
+    cb__edge *e = NULL;
+    unsigned char *map = NULL;
+    int n = 0, rc;
+    double zr = 0, zi = 0, wsum = 0, theta, phase[2], mat[3] = {0, 0, 0}, best = INFINITY,
+           second = INFINITY, ox, oy;
+    double pitch = pitch_mm > 0 ? pitch_mm : 40, period;
+    int bc = 0;
+    if (!view || !vw || !out || vw->px_per_mm <= 0)
+        return base_err_set(err, BASE_EINVAL, "vis_cubed_find: NULL argument or no scale");
+    memset(out, 0, sizeof *out);
+    out->pitch_mm = pitch;
+    if (!(map = calloc((size_t)view->width * (size_t)view->height, 1)))
+        return base_err_set(err, BASE_ENOMEM, "vis_cubed_find: out of memory");
+    if ((rc = cb__edges(view, vw, &e, &n, map)) != 0) {
+        free(map);
+        return base_err_set(err, rc, "vis_cubed_find: out of memory");
+    }
+    if (n < cb__par.min_edges) {
+        free(e);
+        free(map);
+        return 0;
+    }
+    /* 1. the turn: gradients' angles times six */
+    for (int i = 0; i < n; i++) {
+        double a = 6 * atan2(e[i].gy, e[i].gx);
+        zr += cos(a);
+        zi += sin(a);
+        wsum += 1;
+    }
+    theta = atan2(zi, zr) / 6; /* (-30, 30] degrees */
+    if (theta >= CB_PI / 6)
+        theta -= CB_PI / 3;
+    out->angle_deg = theta * 180 / CB_PI;
+    out->turn_share = (float)(hypot(zr, zi) / wsum);
+    /* 2. the phases across two of the three directions, period half a
+     * pitch: lines of sides and of rhombi alike */
+    period = pitch / 2;
+    for (int k = 0; k < 2; k++) {
+        double nx = cos(theta + k * CB_PI / 3), ny = sin(theta + k * CB_PI / 3), pr = 0, pi = 0;
+        const double tol = sin(cb__par.family_deg * CB_PI / 180);
+        for (int i = 0; i < n; i++) {
+            double g = hypot(e[i].gx, e[i].gy), cr = (e[i].gx * ny - e[i].gy * nx) / g;
+            double a;
+            if (fabs(cr) > tol)
+                continue;
+            a = 2 * CB_PI * (e[i].x * nx + e[i].y * ny) / period;
+            pr += cos(a);
+            pi += sin(a);
+        }
+        phase[k] = atan2(pi, pr) / (2 * CB_PI) * period;
+    }
+    free(e);
+    {
+        /* the point whose projections are the two phases */
+        double n0x = cos(theta), n0y = sin(theta), n1x = cos(theta + CB_PI / 3),
+               n1y = sin(theta + CB_PI / 3), det = n0x * n1y - n0y * n1x;
+        ox = (phase[0] * n1y - phase[1] * n0y) / det;
+        oy = (n0x * phase[1] - n1x * phase[0]) / det;
+    }
+    /* 3. centres, or the corners south or north of them */
+    cb__mat_colour(view, vw, mat);
+    for (int c = 0; c < 3; c++) {
+        double s = c == 0 ? 0 : c == 1 ? 1 : -1, d = s * pitch / CB_SQ3;
+        double m = cb__fit(view, vw, mat, map, theta, pitch, ox - d * sin(theta),
+                           oy + d * cos(theta), NULL);
+        if (m < best) {
+            second = best;
+            best = m;
+            bc = c;
+        } else if (m < second) {
+            second = m;
+        }
+    }
+    {
+        double s = bc == 0 ? 0 : bc == 1 ? 1 : -1, d = s * pitch / CB_SQ3;
+        float share = out->turn_share;
+        cb__fit(view, vw, mat, map, theta, pitch, ox - d * sin(theta), oy + d * cos(theta), out);
+        out->turn_share = share;
+    }
+    free(map);
+    out->coset_margin = (float)(best > 0 ? second / best : second > 0 ? 1e6 : 1);
+    out->found = out->ntiles > 0 && out->coset_margin >= cb__par.min_margin &&
+                 out->turn_share >= cb__par.min_turn_share;
+    return 0;
+}
