@@ -41,7 +41,8 @@ int main(int argc, char **argv)
     int matches = 12, width = 1280, height = 960, moves = 40, npos = 0;
     unsigned long long seed0 = SEED0;
     bool verbose = false;
-    long frames = 0, right = 0, tiles = 0, cands = 0, missed_tiles = 0, not_found = 0, turn_off = 0;
+    long frames = 0, right = 0, tiles = 0, cands = 0, strong = 0, missed_tiles = 0, not_found = 0,
+         turn_off = 0;
     double ms = 0;
     vis_aruco *det = NULL;
     base_err err;
@@ -119,6 +120,7 @@ int main(int argc, char **argv)
                 }
                 missed_tiles += miss;
                 cands += l.ntiles;
+                strong += l.nstrong;
                 not_found += !l.found;
                 turn_off += l.found && fabs(dt) > TURN_DEG;
                 if (l.found && fabs(dt) <= TURN_DEG && miss == 0)
@@ -146,9 +148,10 @@ int main(int argc, char **argv)
     printf("not found: %.1f %%; turned wrong: %.1f %%; tiles missed: %.2f %% of %ld\n",
            frames ? 100.0 * not_found / frames : 0, frames ? 100.0 * turn_off / frames : 0,
            tiles ? 100.0 * missed_tiles / tiles : 0, tiles);
-    printf("candidates a tile: %.2f; CPU %.1f ms a frame (mat, view, lattice; target for the "
-           "whole reading 20 ms)\n",
-           tiles ? (double)cands / tiles : 0, frames ? ms / frames : 0);
+    printf("candidates a tile: %.2f (standing out from the mat: %.2f); CPU %.1f ms a frame "
+           "(mat, view, lattice; target for the whole reading 20 ms)\n",
+           tiles ? (double)cands / tiles : 0, tiles ? (double)strong / tiles : 0,
+           frames ? ms / frames : 0);
     vis_aruco_free(det);
     return 0;
 }

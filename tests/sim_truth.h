@@ -60,6 +60,27 @@ static inline bool same_image(const vis_image *a, const vis_image *b)
     return true;
 }
 
+/* The last frame of game's stream and its truth line, rendering only it:
+ * the stream is first run without drawing to learn its length. */
+static inline void last_frame_of(const char *game, uint64_t seed, const sim_options *o,
+                                 vis_image **img, char **truth)
+{
+    sim_stream *s = NULL;
+    base_err err;
+    int n = 0, rc;
+    if (sim_stream_new(game, seed, o, &s, &err) != 0)
+        fail_msg("sim_stream_new: %s", err.msg);
+    while ((rc = sim_stream_skip(s, 1, &err)) == 0)
+        n++;
+    if (rc != BASE_EEOF || n == 0)
+        fail_msg("sim_stream_skip: %s", rc == BASE_EEOF ? "an empty stream" : err.msg);
+    sim_stream_free(s);
+    if (sim_stream_new(game, seed, o, &s, &err) != 0 || sim_stream_skip(s, n - 1, &err) != 0 ||
+        sim_stream_next(s, img, truth, &err) != 0)
+        fail_msg("the last frame of %s seed %llu: %s", game, (unsigned long long)seed, err.msg);
+    sim_stream_free(s);
+}
+
 static inline double num(const cJSON *obj, const char *key)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);

@@ -149,15 +149,16 @@ static void test_tiles_show_their_faces(void **state)
     (void)state;
     for (int design = 0; design < 3; design++) {
         sim_options o = options(1280, 960);
-        frames f;
+        vis_image *img = NULL;
+        char *tj = NULL;
         o.clean = true;
         o.hands = false;
         o.setup = SIM_SETUP_GOOD;
         o.design = design * 7;
         o.max_moves = 12;
-        frames_run("cubed", 30 + (uint64_t)design, &o, &f);
+        last_frame_of("cubed", 30 + (uint64_t)design, &o, &img, &tj);
         {
-            cJSON *t = cJSON_Parse(f.truth[f.n - 1]);
+            cJSON *t = cJSON_Parse(tj);
             const cJSON *pieces = cJSON_GetObjectItem(cJSON_GetObjectItem(t, "position"), "pieces");
             const cJSON *placement = cJSON_GetObjectItem(t, "placement");
             truth_cam cam;
@@ -178,7 +179,7 @@ static void test_tiles_show_their_faces(void **state)
                     double nx, ny;
                     want = k == 0 ? p.a : k == 1 ? p.b : p.c;
                     edge_normal(e, rot, &nx, &ny);
-                    got = colour_at(f.img[f.n - 1], &cam, mm[0] + 11 * nx, mm[1] + 11 * ny, top);
+                    got = colour_at(img, &cam, mm[0] + 11 * nx, mm[1] + 11 * ny, top);
                     checked++;
                     if (got != want && wrong++ == 0)
                         snprintf(first, sizeof first,
@@ -189,7 +190,8 @@ static void test_tiles_show_their_faces(void **state)
             }
             cJSON_Delete(t);
         }
-        frames_free(&f);
+        vis_image_free(img);
+        free(tj);
     }
     /* every rhombus where it belongs; a sample on a printed line or a
      * shadow's edge may read another colour */

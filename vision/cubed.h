@@ -35,7 +35,7 @@
 #include "cv.h"
 #include "qwirkle.h" /* vis_view */
 
-#define VIS_CB_MAX_TILES 160
+#define VIS_CB_MAX_TILES 320
 /* The plane of the tiles' tops, mm above the table: tiles are 3-8 mm
  * thick; what a set differs by, the lattice's phase absorbs. */
 #define VIS_CB_TOP_Z_MM 5.5
@@ -53,7 +53,9 @@ typedef struct vis_cb_layout {
     double x0_mm, y0_mm; /* the centre of cell (0, 0) */
     float turn_share;    /* how much of the edges' direction the turn explains (0..1) */
     float coset_margin;  /* the next-best choice of centres' misfit over the chosen one's */
-    int ntiles;          /* candidate cells */
+    int ntiles;          /* candidate cells: first the nstrong that stand out from the mat,
+                            then their neighbours (a pale tile lies beside another) */
+    int nstrong;
     vis_cb_tile tiles[VIS_CB_MAX_TILES];
 } vis_cb_layout;
 

@@ -41,6 +41,14 @@ static const struct {
                              light glaring off the mat is unlike it, yet smooth */
     double edge_reach;    /* ... counted within this share of the cell's inner radius: the
                              sides, jittered, included */
+    double mask_mm;       /* the layout's region is found on a grid of squares this wide:
+                             a tenth of a tile, finer than its outline's jitter */
+    double mask_share;    /* a square is the layout's when this share of its pixels is unlike
+                             the mat: a quarter of a face on it */
+    double line_near_mm;  /* an edge belongs to a lattice line within this distance in the
+                             least-squares fit: the gap's width and the view's blur */
+    int fit_rounds;       /* rounds of the least-squares fit (it starts within a degree and
+                             a millimetre or two) */
 } cb__par = {
     .edge_min = 14,
     .marker_margin = 0.45,
@@ -54,6 +62,10 @@ static const struct {
     .min_turn_share = 0.05,
     .edge_share = 0.04,
     .edge_reach = 0.97,
+    .mask_mm = 4,
+    .mask_share = 0.25,
+    .line_near_mm = 1.5,
+    .fit_rounds = 3,
 };
 
 typedef struct cb__edge {
@@ -131,6 +143,16 @@ static void cb__mat_colour(const vis_image *view, const vis_view *vw, double mat
     }
 }
 
+/* Whether a pixel's colour is unlike the mat's (a tile's): its chroma
+ * differs, or it is much darker. */
+static bool cb__unlike(const double col[3], const double mat[3])
+{
+    double lc = (col[0] + col[1] + col[2]) / 3, lm = (mat[0] + mat[1] + mat[2]) / 3, d = 0;
+    for (int c = 0; c < 3; c++)
+        d = fmax(d, fabs((col[c] - lc) - (mat[c] - lm)));
+    return d > cb__par.chroma_dist || lm - lc > cb__par.dark_dist;
+}
+
 /* The share of cell-centre (x, y)'s samples unlike the mat (-1: the cell
  * leaves the view or touches a marker). */
 static double cb__cover(const vis_image *view, const vis_view *vw, const double mat[3],
@@ -148,7 +170,7 @@ static double cb__cover(const vis_image *view, const vis_view *vw, const double 
             double lx = ring[k][0] * s, ly = ring[k][1] * s;
             double px = x + lx * cos(a) - ly * sin(a), py = y + lx * sin(a) + ly * cos(a);
             int u, v;
-            double col[3] = {0, 0, 0}, lc, lm, d = 0;
+            double col[3] = {0, 0, 0};
             if (vis_view_on_marker(vw, px, py, cb__par.marker_margin) || !vis_view_mm_pixel(vw, view, px, py, &u, &v))
                 return -1;
             for (int c = 0; c < 3; c++) {
@@ -159,11 +181,7 @@ static double cb__cover(const vis_image *view, const vis_view *vw, const double 
                                              (size_t)(view->channels == 3 ? c : 0)];
                 col[c] /= 9;
             }
-            lc = (col[0] + col[1] + col[2]) / 3;
-            lm = (mat[0] + mat[1] + mat[2]) / 3;
-            for (int c = 0; c < 3; c++)
-                d = fmax(d, fabs((col[c] - lc) - (mat[c] - lm)));
-            unlike += d > cb__par.chroma_dist || lm - lc > cb__par.dark_dist;
+            unlike += cb__unlike(col, mat);
             n++;
         }
     return (double)unlike / n;
@@ -237,9 +255,145 @@ static double cb__fit(const vis_image *view, const vis_view *vw, const double ma
                 t->cover = (float)f;
             }
         }
-    if (out)
+    if (out) {
+        /* every tile but the first touches another (GAMES.md): a tile too
+         * pale to stand out from the mat lies beside a candidate, so the
+         * candidates' neighbours are candidates too, for the learned stage
+         * to read */
+        static const int dq[6] = {1, 1, 0, -1, -1, 0}, dr[6] = {-1, 0, 1, 1, 0, -1};
+        int nseen = l.ntiles;
+        for (int i = 0; i < nseen; i++)
+            for (int k = 0; k < 6 && l.ntiles < VIS_CB_MAX_TILES; k++) {
+                int q = l.tiles[i].q + dq[k], r = l.tiles[i].r + dr[k];
+                bool have = false;
+                double x, y, f;
+                for (int j = 0; j < l.ntiles && !have; j++)
+                    have = l.tiles[j].q == q && l.tiles[j].r == r;
+                if (have)
+                    continue;
+                vis_cubed_cell_mm(&l, q, r, &x, &y);
+                if ((f = cb__cover(view, vw, mat, theta, pitch, x, y)) < 0)
+                    continue;
+                l.tiles[l.ntiles].q = q;
+                l.tiles[l.ntiles].r = r;
+                l.tiles[l.ntiles].x_mm = x;
+                l.tiles[l.ntiles].y_mm = y;
+                l.tiles[l.ntiles].cover = (float)f;
+                l.ntiles++;
+            }
+        l.nstrong = nseen;
         *out = l;
+    }
     return sum > 0 ? mis / sum : INFINITY;
+}
+
+/* The layout's region: squares of mask_mm whose pixels are mask_share
+ * unlike the mat, grown by one square; *gw x *gh flags over the view. */
+static unsigned char *cb__mask(const vis_image *view, const vis_view *vw, const double mat[3],
+                               int *gw, int *gh, int *cellpx)
+{
+    int cp = (int)ceil(cb__par.mask_mm * vw->px_per_mm), w, h;
+    unsigned char *m, *grown;
+    cp = cp < 1 ? 1 : cp;
+    w = (view->width + cp - 1) / cp;
+    h = (view->height + cp - 1) / cp;
+    m = calloc((size_t)w * (size_t)h, 1);
+    grown = calloc((size_t)w * (size_t)h, 1);
+    if (!m || !grown) {
+        free(m);
+        free(grown);
+        return NULL;
+    }
+    for (int j = 0; j < h; j++)
+        for (int i = 0; i < w; i++) {
+            int n = 0, un = 0;
+            for (int v = j * cp; v < (j + 1) * cp && v < view->height; v++)
+                for (int u = i * cp; u < (i + 1) * cp && u < view->width; u++) {
+                    const unsigned char *px = view->data + (size_t)v * (size_t)view->stride +
+                                              (size_t)u * view->channels;
+                    double col[3] = {px[0], px[view->channels == 3 ? 1 : 0],
+                                     px[view->channels == 3 ? 2 : 0]}, x, y;
+                    vis_view_pixel_mm(vw, u, v, &x, &y);
+                    if (vis_view_on_marker(vw, x, y, cb__par.marker_margin))
+                        continue;
+                    n++;
+                    un += cb__unlike(col, mat);
+                }
+            m[(size_t)j * w + i] = n > 0 && un >= cb__par.mask_share * n;
+        }
+    for (int j = 0; j < h; j++)
+        for (int i = 0; i < w; i++)
+            for (int dj = -1; dj <= 1; dj++)
+                for (int di = -1; di <= 1; di++) {
+                    int a = i + di, b = j + dj;
+                    if (a >= 0 && b >= 0 && a < w && b < h && m[(size_t)b * w + a])
+                        grown[(size_t)j * w + i] = 1;
+                }
+    free(m);
+    *gw = w;
+    *gh = h;
+    *cellpx = cp;
+    return grown;
+}
+
+/* The lattice (theta, origin) fitted to the edges of its lines by least
+ * squares: each edge of a family within line_near_mm of one of its lines
+ * (n_k . (p - o) a multiple of half a pitch) pulls the turn and the
+ * origin toward it. */
+static void cb__lines_fit(const cb__edge *e, int n, double pitch, double *theta, double *ox,
+                          double *oy)
+{
+    const double period = pitch / 2, tol = sin(cb__par.family_deg * CB_PI / 180);
+    for (int round = 0; round < cb__par.fit_rounds; round++) {
+        double A[3][3] = {{0}}, b[3] = {0}, det;
+        int used = 0;
+        for (int i = 0; i < n; i++) {
+            double g = hypot(e[i].gx, e[i].gy);
+            for (int k = 0; k < 3; k++) {
+                double a = *theta + k * CB_PI / 3, nx = cos(a), ny = sin(a);
+                double px = e[i].x - *ox, py = e[i].y - *oy, d, r, J[3];
+                if (fabs((e[i].gx * ny - e[i].gy * nx) / g) > tol)
+                    continue;
+                d = px * nx + py * ny;
+                r = d - period * floor(d / period + 0.5);
+                if (fabs(r) > cb__par.line_near_mm)
+                    continue;
+                J[0] = -px * ny + py * nx; /* d r / d theta */
+                J[1] = -nx;                /* d r / d ox */
+                J[2] = -ny;
+                for (int p = 0; p < 3; p++) {
+                    b[p] -= J[p] * r;
+                    for (int q = 0; q < 3; q++)
+                        A[p][q] += J[p] * J[q];
+                }
+                used++;
+            }
+        }
+        if (used < cb__par.min_edges)
+            return;
+        det = A[0][0] * (A[1][1] * A[2][2] - A[1][2] * A[2][1]) -
+              A[0][1] * (A[1][0] * A[2][2] - A[1][2] * A[2][0]) +
+              A[0][2] * (A[1][0] * A[2][1] - A[1][1] * A[2][0]);
+        if (fabs(det) < 1e-12)
+            return;
+        {
+            /* Cramer's rule */
+            double x[3];
+            for (int c = 0; c < 3; c++) {
+                double M[3][3];
+                memcpy(M, A, sizeof M);
+                for (int r = 0; r < 3; r++)
+                    M[r][c] = b[r];
+                x[c] = (M[0][0] * (M[1][1] * M[2][2] - M[1][2] * M[2][1]) -
+                        M[0][1] * (M[1][0] * M[2][2] - M[1][2] * M[2][0]) +
+                        M[0][2] * (M[1][0] * M[2][1] - M[1][1] * M[2][0])) /
+                       det;
+            }
+            *theta += x[0];
+            *ox += x[1];
+            *oy += x[2];
+        }
+    }
 }
 
 int vis_cubed_find(const vis_image *view, const vis_view *vw, double pitch_mm, vis_cb_layout *out,
@@ -261,6 +415,31 @@ int vis_cubed_find(const vis_image *view, const vis_view *vw, double pitch_mm, v
     if ((rc = cb__edges(view, vw, &e, &n, map)) != 0) {
         free(map);
         return base_err_set(err, rc, "vis_cubed_find: out of memory");
+    }
+    if (n < cb__par.min_edges) {
+        free(e);
+        free(map);
+        return 0;
+    }
+    /* 0. only the layout's edges: a table's planks or a cloth's weave
+     * have directions of their own */
+    cb__mat_colour(view, vw, mat);
+    {
+        int gw, gh, cp, k = 0;
+        unsigned char *mask = cb__mask(view, vw, mat, &gw, &gh, &cp);
+        if (!mask) {
+            free(e);
+            free(map);
+            return base_err_set(err, BASE_ENOMEM, "vis_cubed_find: out of memory");
+        }
+        for (int i = 0; i < n; i++) {
+            int u, v;
+            if (vis_view_mm_pixel(vw, view, e[i].x, e[i].y, &u, &v) &&
+                mask[(size_t)(v / cp) * gw + (size_t)(u / cp)])
+                e[k++] = e[i];
+        }
+        free(mask);
+        n = k;
     }
     if (n < cb__par.min_edges) {
         free(e);
@@ -296,7 +475,6 @@ int vis_cubed_find(const vis_image *view, const vis_view *vw, double pitch_mm, v
         }
         phase[k] = atan2(pi, pr) / (2 * CB_PI) * period;
     }
-    free(e);
     {
         /* the point whose projections are the two phases */
         double n0x = cos(theta), n0y = sin(theta), n1x = cos(theta + CB_PI / 3),
@@ -305,7 +483,6 @@ int vis_cubed_find(const vis_image *view, const vis_view *vw, double pitch_mm, v
         oy = (n0x * phase[1] - n1x * phase[0]) / det;
     }
     /* 3. centres, or the corners south or north of them */
-    cb__mat_colour(view, vw, mat);
     for (int c = 0; c < 3; c++) {
         double s = c == 0 ? 0 : c == 1 ? 1 : -1, d = s * pitch / CB_SQ3;
         double m = cb__fit(view, vw, mat, map, theta, pitch, ox - d * sin(theta),
@@ -319,11 +496,17 @@ int vis_cubed_find(const vis_image *view, const vis_view *vw, double pitch_mm, v
         }
     }
     {
+        /* 4. the chosen centres' lattice fitted to its lines */
         double s = bc == 0 ? 0 : bc == 1 ? 1 : -1, d = s * pitch / CB_SQ3;
         float share = out->turn_share;
-        cb__fit(view, vw, mat, map, theta, pitch, ox - d * sin(theta), oy + d * cos(theta), out);
+        ox -= d * sin(theta);
+        oy += d * cos(theta);
+        cb__lines_fit(e, n, pitch, &theta, &ox, &oy);
+        theta = fmod(theta + 7 * CB_PI / 6, CB_PI / 3) - CB_PI / 6; /* [-30, 30) degrees */
+        cb__fit(view, vw, mat, map, theta, pitch, ox, oy, out);
         out->turn_share = share;
     }
+    free(e);
     free(map);
     out->coset_margin = (float)(best > 0 ? second / best : second > 0 ? 1e6 : 1);
     out->found = out->ntiles > 0 && out->coset_margin >= cb__par.min_margin &&
