@@ -377,12 +377,9 @@ typedef struct sim__c2_pick {
     const sim__c2 *q;
     const rules_piece *board;
     int nboard, player;
-    sim__rng *r;
+    sim__reservoir rv;
     sim__fits_fn fits;
     void *ctx;
-    rules_move *best;
-    double key;
-    int count;
 } sim__c2_pick;
 
 static const rules_piece *sim__c2_at(const rules_piece *b, int n, int x, int y)
@@ -409,8 +406,8 @@ static bool sim__c2_needs(const sim__c2 *q, int player, const rules_piece *p)
 static int sim__c2_consider(void *ctx, const rules_move *m)
 {
     sim__c2_pick *pk = ctx;
-    double w = 1, key;
-    if (m->type == RULES_MOVE_SWAP || (m->type == RULES_MOVE_PASS && pk->count > 0))
+    double w = 1;
+    if (m->type == RULES_MOVE_SWAP || (m->type == RULES_MOVE_PASS && pk->rv.count > 0))
         return 0;
     if (m->type == RULES_MOVE_PLACE && !pk->fits(pk->ctx, m->pieces[0].x, m->pieces[0].y))
         return 0;
@@ -426,11 +423,9 @@ static int sim__c2_consider(void *ctx, const rules_move *m)
                      abs(m->from[0] - home[0]) + abs(m->from[1] - home[1]))
             w = C2_W_NEARER;
     }
-    key = log(sim__rng_unit(pk->r) + 1e-300) / w;
-    if (pk->count++ == 0 || key > pk->key || pk->best->type == RULES_MOVE_PASS) {
-        pk->key = key;
-        *pk->best = *m;
-    }
+    if (pk->rv.count > 0 && pk->rv.best->type == RULES_MOVE_PASS)
+        pk->rv.count = 0; /* a pass, offered first, gives way to any move */
+    sim__reservoir_offer(&pk->rv, m, w);
     return 0;
 }
 
@@ -446,7 +441,7 @@ static int sim__c2_choose(void *state, const rules_game *g, int player, sim__rng
                           sim__fits_fn fits, void *ctx, rules_move *m)
 {
     sim__c2 *q = state;
-    sim__c2_pick pk = {q, NULL, 0, player, r, fits, ctx, m, 0, 0};
+    sim__c2_pick pk = {q, NULL, 0, player, {r, m, 0, 0}, fits, ctx};
     rules_status st;
     int rc;
     rules_game_status(g, &st);
@@ -455,7 +450,7 @@ static int sim__c2_choose(void *state, const rules_game *g, int player, sim__rng
     if ((pk.nboard = sim__c2_board(g, (rules_piece **)&pk.board)) < 0)
         return pk.nboard;
     rc = rules_generate(g, player, NULL, 0, sim__c2_consider, &pk);
-    if (rc >= 0 && pk.count == 0)
+    if (rc >= 0 && pk.rv.count == 0)
         rc = BASE_ENOTFOUND;
     if (rc >= 0 && m->type == RULES_MOVE_MOVE) {
         const rules_piece *p = sim__c2_at(pk.board, pk.nboard, m->from[0], m->from[1]);

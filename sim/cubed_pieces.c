@@ -347,31 +347,18 @@ static void sim__cb_set_design(void *state, int design)
 }
 
 typedef struct sim__cb_pick {
-    sim__rng *r;
+    sim__reservoir rv;
     sim__fits_fn fits;
     void *ctx;
-    rules_move *best;
-    double key;
-    int count;
 } sim__cb_pick;
 
 static int sim__cb_consider(void *ctx, const rules_move *m)
 {
     sim__cb_pick *pk = ctx;
-    uint8_t f[3];
-    double key;
-    for (int i = 0; i < m->npieces; i++)
-        if (!pk->fits(pk->ctx, m->pieces[i].x, m->pieces[i].y))
-            return 0;
-    f[0] = m->pieces[0].a;
-    f[1] = m->pieces[0].b;
-    f[2] = m->pieces[0].c;
-    /* weighted reservoir sampling: the costly kinds played more often */
-    key = log(sim__rng_unit(pk->r) + 1e-300) / sim__cb_points(f);
-    if (pk->count++ == 0 || key > pk->key) {
-        pk->key = key;
-        *pk->best = *m;
-    }
+    const uint8_t f[3] = {m->pieces[0].a, m->pieces[0].b, m->pieces[0].c};
+    /* the costly kinds played more often */
+    if (sim__move_fits(m, pk->fits, pk->ctx))
+        sim__reservoir_offer(&pk->rv, m, sim__cb_points(f));
     return 0;
 }
 
@@ -400,7 +387,7 @@ static int sim__cb_choose(void *state, const rules_game *g, int player, sim__rng
                           sim__fits_fn fits, void *ctx, rules_move *m)
 {
     sim__cb *q = state;
-    sim__cb_pick pk = {r, fits, ctx, m, 0, 0};
+    sim__cb_pick pk = {{r, m, 0, 0}, fits, ctx};
     rules_piece hand[RULES_MAX_HAND];
     rules_status st;
     int nh = sim__cb_hand(q, player, 0, hand), rc;
@@ -412,7 +399,7 @@ static int sim__cb_choose(void *state, const rules_game *g, int player, sim__rng
                         sim__cb_consider, &pk);
     if (rc < 0)
         return rc;
-    if (pk.count > 0) {
+    if (pk.rv.count > 0) {
         bool held = false;
         for (int i = 0; i < q->nhand[player] && !held; i++)
             held = sim__cb_same(q->hand[player][i].f,

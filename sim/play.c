@@ -1,10 +1,28 @@
 /* sim/play.c: move-making shared by the games' players (the drivers,
- * one per game in sim, qwirkle_pieces.c and cards_pieces.c). */
+ * one per game: qwirkle_pieces.c, cards_pieces.c, cube2_pieces.c,
+ * cubed_pieces.c). */
 #include "sim_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+void sim__reservoir_offer(sim__reservoir *rv, const rules_move *m, double w)
+{
+    double key = log(sim__rng_unit(rv->r) + 1e-300) / w;
+    if (rv->count++ == 0 || key > rv->key) {
+        rv->key = key;
+        *rv->best = *m;
+    }
+}
+
+bool sim__move_fits(const rules_move *m, sim__fits_fn fits, void *ctx)
+{
+    for (int i = 0; i < m->npieces; i++)
+        if (!fits(ctx, m->pieces[i].x, m->pieces[i].y))
+            return false;
+    return true;
+}
 
 int sim__illegal_single(const rules_game *g, int player, const rules_piece *held, int nheld,
                         int spread, sim__rng *r, sim__fits_fn fits, void *ctx, rules_move *m)

@@ -327,29 +327,17 @@ static int sim__qw_sync_state(void *state, const rules_game *g) { return sim__qw
 static void sim__qw_destroy(void *state) { free(state); }
 
 typedef struct sim__qw_pick {
-    sim__rng *r;
+    sim__reservoir rv;
     sim__fits_fn fits;
     void *ctx;
-    rules_move *best;
-    double key;
-    int count;
 } sim__qw_pick;
 
 static int sim__qw_consider(void *ctx, const rules_move *m)
 {
     sim__qw_pick *pk = ctx;
-    double w, key;
-    for (int i = 0; i < m->npieces; i++)
-        if (!pk->fits(pk->ctx, m->pieces[i].x, m->pieces[i].y))
-            return 0;
-    /* Weighted reservoir sampling (Efraimidis-Spirakis): one pass, any
-     * number of moves, weight growing with the cubes placed. */
-    w = (double)(m->npieces * m->npieces);
-    key = log(sim__rng_unit(pk->r) + 1e-300) / w;
-    if (pk->count++ == 0 || key > pk->key) {
-        pk->key = key;
-        *pk->best = *m;
-    }
+    /* the weight grows with the cubes placed */
+    if (sim__move_fits(m, pk->fits, pk->ctx))
+        sim__reservoir_offer(&pk->rv, m, (double)(m->npieces * m->npieces));
     return 0;
 }
 
@@ -363,7 +351,7 @@ static int sim__qw_choose(void *state, const rules_game *g, int player, sim__rng
                           sim__fits_fn fits, void *ctx, rules_move *m)
 {
     sim__qw *q = state;
-    sim__qw_pick pk = {r, fits, ctx, m, 0, 0};
+    sim__qw_pick pk = {{r, m, 0, 0}, fits, ctx};
     rules_status st;
     int rc;
     rules_game_status(g, &st);
@@ -372,7 +360,7 @@ static int sim__qw_choose(void *state, const rules_game *g, int player, sim__rng
     rc = rules_generate(g, player, q->hand[player], q->nhand[player], sim__qw_consider, &pk);
     if (rc < 0)
         return rc;
-    if (pk.count > 0) {
+    if (pk.rv.count > 0) {
         sim__qw_with_hand(q, player, m);
         return 0;
     }

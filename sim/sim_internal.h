@@ -294,6 +294,22 @@ typedef struct sim__driver {
 int sim__illegal_single(const rules_game *g, int player, const rules_piece *held, int nheld,
                         int spread, sim__rng *r, sim__fits_fn fits, void *ctx, rules_move *m);
 
+/* play.c: weighted reservoir sampling (Efraimidis-Spirakis) of the moves
+ * the engine generates, in one pass over any number of them: each offered
+ * move is kept with a probability proportional to its weight. */
+typedef struct sim__reservoir {
+    sim__rng *r;
+    rules_move *best; /* the move kept (the caller's) */
+    double key;
+    int count;        /* moves offered so far */
+} sim__reservoir;
+
+/* Offers m at weight w (> 0); draws one number from rv->r either way. */
+void sim__reservoir_offer(sim__reservoir *rv, const rules_move *m, double w);
+
+/* play.c: true when every piece m places lands on a cell that fits. */
+bool sim__move_fits(const rules_move *m, sim__fits_fn fits, void *ctx);
+
 /* play.c: inside an n-pointed star of outer radius ro and inner radius ri
  * with a spike along +u (the qwirkle stars, the cube2 home squares). */
 bool sim__in_star(double u, double v, int n, double ro, double ri);

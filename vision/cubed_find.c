@@ -234,7 +234,7 @@ static double cb__fit(const vis_image *view, const vis_view *vw, const double ma
     l.y0_mm = oy;
     for (int r = -lim; r <= lim; r++)
         for (int q = -lim - lim / 2; q <= lim + lim / 2; q++) {
-            double x, y, f;
+            double x, y, f, edges;
             vis_cubed_cell_mm(&l, q, r, &x, &y);
             if (x < -pitch || y < -pitch || x > vw->mat_w + pitch || y > vw->mat_h + pitch)
                 continue;
@@ -242,11 +242,12 @@ static double cb__fit(const vis_image *view, const vis_view *vw, const double ma
                 continue;
             mis += f * (1 - f);
             sum += f;
-            if (out && f >= cb__par.tile_cover)
-                BASE_DEBUG("cubed", "cell %d,%d at %.1f,%.1f: %.2f unlike the mat, %.3f edges", q,
-                           r, x, y, f, cb__edge_share(view, vw, map, pitch, x, y));
-            if (out && f >= cb__par.tile_cover && l.ntiles < VIS_CB_MAX_TILES &&
-                cb__edge_share(view, vw, map, pitch, x, y) >= cb__par.edge_share) {
+            if (!out || f < cb__par.tile_cover)
+                continue;
+            edges = cb__edge_share(view, vw, map, pitch, x, y);
+            BASE_DEBUG("cubed", "cell %d,%d at %.1f,%.1f: %.2f unlike the mat, %.3f edges", q, r,
+                       x, y, f, edges);
+            if (l.ntiles < VIS_CB_MAX_TILES && edges >= cb__par.edge_share) {
                 vis_cb_tile *t = &l.tiles[l.ntiles++];
                 t->q = q;
                 t->r = r;
