@@ -5,7 +5,7 @@ ASAN_BUILD ?= build-asan
 JOBS       ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all build deps test test-normal test-asan test-fast demo bench models models-qwirkle models-cards models-cube2 models-spread models-spread-cube2 clean
+.PHONY: all build deps test test-normal test-asan test-fast demo bench models models-qwirkle models-cards models-cube2 models-cubed models-spread models-spread-cube2 clean
 
 all: build
 
@@ -67,13 +67,18 @@ C2_PATCHES = ./$(BUILD)/models/cube2_patches --width 960 --height 720 --moves 40
 # 5 epochs over the four parts: about as many steps as 12 over one seed
 C2_EPOCHS ?= 5
 C2_DATA = $(MODELS_CACHE)/c2-a,$(MODELS_CACHE)/c2-b,$(MODELS_CACHE)/c2-c,$(MODELS_CACHE)/c2-d
+# cubed: one design of each of three bodies' looks left out
+MODEL_CUBED_HOLD ?= 3,10,17
+CB_PATCHES = ./$(BUILD)/models/cubed_patches --width 960 --height 720 --moves 40
+CB_EPOCHS ?= 6
+CB_DATA = $(MODELS_CACHE)/cb-a,$(MODELS_CACHE)/cb-b,$(MODELS_CACHE)/cb-c,$(MODELS_CACHE)/cb-d
 QW_PATCHES = ./$(BUILD)/models/qwirkle_patches --width 1280 --height 960 --moves 8
 QW_DATA = $(MODELS_CACHE)/qw-a,$(MODELS_CACHE)/qw-b,$(MODELS_CACHE)/qw-c,$(MODELS_CACHE)/qw-d
 CD_PATCHES = ./$(BUILD)/models/cards_patches --width 1280 --height 960 --moves 12
 CD_DATA = $(MODELS_CACHE)/cd-a,$(MODELS_CACHE)/cd-b
 TORCH_CHECK = @command -v /usr/bin/python3 >/dev/null && /usr/bin/python3 -c 'import torch, numpy' 2>/dev/null || \
 	    { echo "make models needs Debian's python3-torch (apt-get install python3-torch)" >&2; exit 1; }
-models: models-qwirkle models-cards models-cube2
+models: models-qwirkle models-cards models-cube2 models-cubed
 
 models-cards: build
 	$(TORCH_CHECK)
@@ -105,6 +110,23 @@ models-cube2: build
 	/usr/bin/python3 models/train_cube2.py --data $(C2_DATA) --epochs $(C2_EPOCHS) --hold none \
 	    --figures $(MODELS_CACHE)/cube2-held-figures.json --out models/cube2.onnx
 	$(MAKE) models-spread-cube2
+
+models-cubed: build
+	$(TORCH_CHECK)
+	mkdir -p $(MODELS_CACHE)
+	[ -f $(MODELS_CACHE)/cb-a/patches.json ] || $(CB_PATCHES) --out $(MODELS_CACHE)/cb-a --designs 0-11 --seeds 1-1 & \
+	[ -f $(MODELS_CACHE)/cb-b/patches.json ] || $(CB_PATCHES) --out $(MODELS_CACHE)/cb-b --designs 12-23 --seeds 1-1 & \
+	wait
+	[ -f $(MODELS_CACHE)/cb-c/patches.json ] || $(CB_PATCHES) --out $(MODELS_CACHE)/cb-c --designs 0-11 --seeds 2-2 & \
+	[ -f $(MODELS_CACHE)/cb-d/patches.json ] || $(CB_PATCHES) --out $(MODELS_CACHE)/cb-d --designs 12-23 --seeds 2-2 & \
+	wait
+	for d in cb-a cb-b cb-c cb-d; do [ -f $(MODELS_CACHE)/$$d/patches.json ] || exit 1; done
+	/usr/bin/python3 models/train_cubed.py --data $(CB_DATA) --epochs $(CB_EPOCHS) --hold $(MODEL_CUBED_HOLD) \
+	    --out models/cubed-held.onnx
+	/usr/bin/python3 -c 'import json,sys; json.dump(json.load(open(sys.argv[1]))["figures"], open(sys.argv[2], "w"))' \
+	    models/cubed-held.json $(MODELS_CACHE)/cubed-held-figures.json
+	/usr/bin/python3 models/train_cubed.py --data $(CB_DATA) --epochs $(CB_EPOCHS) --hold none \
+	    --figures $(MODELS_CACHE)/cubed-held-figures.json --out models/cubed.onnx
 
 models-qwirkle: build
 	$(TORCH_CHECK)

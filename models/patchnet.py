@@ -1,6 +1,6 @@
 """models/patchnet.py: what the training scripts share (train_qwirkle.py,
-train_cube2.py): reading models/*_patches output, the small CNN, the
-augmentations, and the tensor layout classify.h feeds.
+train_cube2.py, train_cubed.py): reading models/*_patches output, the
+small CNN, the augmentations, and the tensor layout classify.h feeds.
 
 Needs Debian's python3-torch (1.13) and python3-numpy; running and
 testing tablecam never do.
@@ -25,8 +25,9 @@ def load(dirs):
         s = m["size"]
         raw = np.fromfile(os.path.join(d, "patches.bin"), dtype=np.uint8)
         raw = raw.reshape(-1, m["record_bytes"])
-        xs.append(raw[:, 8:].reshape(-1, s, s, 3))
-        ys.append(raw[:, :8].astype(np.int64))
+        nl = m.get("label_bytes", 8)
+        xs.append(raw[:, nl:].reshape(-1, s, s, 3))
+        ys.append(raw[:, :nl].astype(np.int64))
         meta.append(m)
     return np.concatenate(xs), np.concatenate(ys), meta
 
@@ -66,10 +67,9 @@ class Net(nn.Module):
         return self.f2(self.drop(F.relu(self.f1(x))))
 
 
-def augment(x, g):
+def photometric(x, g):
     """Changes a camera makes that the renderer's set may not span:
-    exposure, white balance, contrast, noise, a softer focus; and the
-    symmetries every symbol has (mirror images, quarter turns)."""
+    exposure, white balance, contrast, noise, a softer focus."""
     n = x.shape[0]
     gain = 1 + 0.25 * (torch.rand(n, 1, 1, 1, generator=g) * 2 - 1)
     wb = 1 + 0.10 * (torch.rand(n, 3, 1, 1, generator=g) * 2 - 1)
@@ -80,6 +80,14 @@ def augment(x, g):
         k2 = (k[:, None] * k[None, :]).expand(3, 1, 3, 3).contiguous()
         x[soft] = F.conv2d(F.pad(x[soft], (1, 1, 1, 1), mode="replicate"), k2, groups=3)
     x = x + 0.02 * torch.randn(x.shape, generator=g)
+    return x.clamp(0, 1)
+
+
+def augment(x, g):
+    """photometric(), and the symmetries every symbol has (mirror images,
+    quarter turns)."""
+    n = x.shape[0]
+    x = photometric(x, g)
     flip = torch.rand(n, generator=g) < 0.5
     x[flip] = torch.flip(x[flip], dims=[3])
     turn = torch.randint(0, 4, (1,), generator=g).item()
@@ -91,12 +99,14 @@ def to_tensor(px):
     return torch.from_numpy(px).permute(0, 3, 1, 2).float() / 255.0
 
 
-def fit(net, xtr, ytr, mean, std, epochs, g, loss_fn, report=None, aug=augment):
+def fit(net, xtr, ytr, mean, std, epochs, g, loss_fn, report=None, aug=augment, relabel=None):
     """Trains net on xtr (N x 3 x S x S in [0, 1]) and labels ytr (numpy,
-    N x 8) for epochs, in batches of 128, Adam with a one-cycle schedule,
-    each batch augmented by aug(x, g); loss_fn(logits, labels) gives a
-    batch's loss.  After each epoch report(epoch) may add to the printed
-    line."""
+    N x 8 or more) for epochs, in batches of 128, Adam with a one-cycle
+    schedule, each batch augmented by aug(x, g), or, when relabel is
+    given, by relabel(x, y, g) -> (x, y), an augmentation that changes the
+    labels with the patch (a mirror image's edges); loss_fn(logits,
+    labels) gives a batch's loss.  After each epoch report(epoch) may add
+    to the printed line."""
     opt = torch.optim.Adam(net.parameters(), lr=2e-3)
     steps = epochs * ((len(xtr) + 127) // 128)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps)
@@ -107,8 +117,11 @@ def fit(net, xtr, ytr, mean, std, epochs, g, loss_fn, report=None, aug=augment):
         tot = 0.0
         for i in range(0, len(xtr), 128):
             idx = perm[i:i + 128]
-            xb = (aug(xtr[idx].clone(), g) - mean) / std
-            loss = loss_fn(net(xb), yt[idx])
+            if relabel:
+                xb, yb = relabel(xtr[idx].clone(), yt[idx].clone(), g)
+            else:
+                xb, yb = aug(xtr[idx].clone(), g), yt[idx]
+            loss = loss_fn(net((xb - mean) / std), yb)
             opt.zero_grad()
             loss.backward()
             opt.step()

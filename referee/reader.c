@@ -2,6 +2,7 @@
 #include "internal.h"
 
 #include "cube2.h"
+#include "cubed.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -30,6 +31,11 @@
 /* the view a board is tracked in reaches this far round where it lay: the
  * ring of a square round it that its fit weighs, and a nudge */
 #define REF__C2_TRACK_MARGIN_MM 45.0
+/* CUBED's lattice is fitted in a view this fine, px/mm: the lines between
+ * rhombi and the gaps between tiles (about a millimetre) still show
+ * (models/cubed_patches.c cuts its training patches through the same
+ * fit). */
+#define REF__CB_FIND_PPM 1.5
 
 struct ref_reader {
     char game[16];
@@ -54,6 +60,9 @@ struct ref_reader {
     vis_c2_reading *c2r;
     vis_c2_board c2_last; /* the board of the last frame it was found in (found: false
                              when none), where the next frame looks first */
+    vis_cubed *cb;        /* CUBED's recogniser (else NULL) */
+    vis_cb_reading *cbr;
+    vis_cb_layout *cbl;
 };
 
 /* Each game's limits: below min_ppm px/mm at the board (the camera's own),
@@ -145,7 +154,7 @@ bool ref_camera_advice(const char *game, ref_camera_seen seen, char *buf, size_t
 bool ref_reader_supported(const char *game)
 {
     return game && (strcmp(game, "qwirkle") == 0 || strcmp(game, "cards") == 0 ||
-                    strcmp(game, "cube2") == 0);
+                    strcmp(game, "cube2") == 0 || strcmp(game, "cubed") == 0);
 }
 
 static bool ref__is_cards(const ref_reader *r) { return r->cards != NULL; }
@@ -172,12 +181,14 @@ int ref_reader_new(const ref_reader_config *cfg, ref_reader **out, base_err *err
         (rc = vis_aruco_new(VIS_ARUCO_4X4_50, &r->det, err)) != 0 ||
         (rc = vis_qwirkle_new(REF__QW_CUBE_MM, NULL, &r->qw, err)) != 0 ||
         (strcmp(cfg->game, "cards") == 0 && (rc = vis_cards_new(0, 0, &r->cards, err)) != 0) ||
-        (strcmp(cfg->game, "cube2") == 0 && (rc = vis_cube2_new(0, 0, 0, &r->c2, err)) != 0)) {
+        (strcmp(cfg->game, "cube2") == 0 && (rc = vis_cube2_new(0, 0, 0, &r->c2, err)) != 0) ||
+        (strcmp(cfg->game, "cubed") == 0 && (rc = vis_cubed_new(0, &r->cb, err)) != 0)) {
         ref_reader_free(r);
         return rc;
     }
     if (!(r->vr = malloc(sizeof *r->vr)) || (r->cards && !(r->cr = malloc(sizeof *r->cr))) ||
-        (r->c2 && !(r->c2r = malloc(sizeof *r->c2r)))) {
+        (r->c2 && !(r->c2r = malloc(sizeof *r->c2r))) ||
+        (r->cb && (!(r->cbr = malloc(sizeof *r->cbr)) || !(r->cbl = malloc(sizeof *r->cbl))))) {
         ref_reader_free(r);
         return base_err_set(err, BASE_ENOMEM, "out of memory");
     }
@@ -195,6 +206,9 @@ void ref_reader_free(ref_reader *r)
     vis_cards_free(r->cards);
     vis_cube2_free(r->c2);
     free(r->c2r);
+    vis_cubed_free(r->cb);
+    free(r->cbr);
+    free(r->cbl);
     free(r->vr);
     free(r->cr);
     free(r);
@@ -696,6 +710,93 @@ static int ref__read_cube2(ref_reader *r, const vis_image *frame, ref_reading *o
     return 0;
 }
 
+/* CUBED: the lattice fitted in the view of the tiles' plane, then every
+ * candidate cell read from the frame on that plane.  A layout not found
+ * among things on the mat reads as no tiles with the hand flag up (not
+ * known to be empty); a bare mat reads as empty.  A tile's other
+ * readings: each face's runner-up, the likeliest first. */
+static int ref__read_cubed(ref_reader *r, const vis_image *frame, ref_reading *out, base_err *err)
+{
+    const vis_camera *lens = r->has_lens ? &r->lens : NULL;
+    vis_image *view = NULL;
+    vis_homography top;
+    vis_view vw;
+    vis_cb_layout *l = r->cbl;
+    int rc;
+    if ((rc = ref__locate(r, frame, out, err)) != 0)
+        return rc;
+    memset(&vw, 0, sizeof vw);
+    vw.px_per_mm = REF__CB_FIND_PPM;
+    vw.mat_w = r->mat.w;
+    vw.mat_h = r->mat.h;
+    vw.marker_mm = r->mat.s;
+    if ((rc = cal_rectify(frame, &r->fit, r->mat, lens, VIS_CB_TOP_Z_MM, vw.px_per_mm, 0, &view,
+                          err)) != 0)
+        return rc;
+    rc = vis_cubed_find(view, &vw, vis_cubed_pitch(r->cb), l, err);
+    vis_image_free(view);
+    if (rc == 0)
+        rc = cal_mat_plane(&r->fit, NULL, VIS_CB_TOP_Z_MM, &top, err);
+    if (rc == 0)
+        rc = vis_cubed_read(r->cb, frame, top, l, r->cbr, err);
+    if (rc != 0)
+        return rc;
+    out->pitch_mm = l->pitch_mm;
+    out->grid_angle_deg = l->angle_deg;
+    out->cam_px_per_mm = cal_mat_px_per_mm(&r->fit, 0.5 * r->mat.w, 0.5 * r->mat.h);
+    out->hand = (!l->found && l->ntiles > 0) || r->cbr->hand;
+    BASE_DEBUG("reader", "cubed lattice %s (%d candidates) turned %.1f, %d tiles%s",
+               l->found ? "found" : "not found", l->ntiles, l->angle_deg, r->cbr->n,
+               out->hand ? ", a hand" : "");
+    for (int i = 0; i < r->cbr->n && out->n < REF_MAX_READ; i++) {
+        const vis_cb_read *t = &r->cbr->tiles[i];
+        rules_piece *p = &out->pieces[out->n];
+        ref_alts *alt = &out->alt[out->n];
+        if (t->covered)
+            continue;
+        memset(p, 0, sizeof *p);
+        p->owner = -1;
+        p->x = (int16_t)t->q;
+        p->y = (int16_t)t->r;
+        p->parity = (uint8_t)t->parity;
+        p->a = (uint8_t)t->faces[0];
+        p->b = (uint8_t)t->faces[1];
+        p->c = (uint8_t)t->faces[2];
+        out->conf[out->n] = t->conf;
+        alt->n = 0;
+        for (int j = 0; j < 3; j++) {
+            /* odds against the reading: the runner-up's over the face's */
+            float w = t->face2[j] >= 0 && t->face_conf[j] > 0 ? t->face_p2[j] / t->face_conf[j]
+                                                               : 0;
+            int k = alt->n;
+            if (w <= 0)
+                continue;
+            if (k == REF_MAX_ALT) {
+                int lo = 0;
+                for (int m = 1; m < k; m++)
+                    lo = alt->w[m] < alt->w[lo] ? m : lo;
+                if (alt->w[lo] >= w)
+                    continue;
+                k = lo;
+            } else {
+                alt->n++;
+            }
+            alt->p[k] = *p;
+            if (j == 0)
+                alt->p[k].a = (uint8_t)t->face2[j];
+            else if (j == 1)
+                alt->p[k].b = (uint8_t)t->face2[j];
+            else
+                alt->p[k].c = (uint8_t)t->face2[j];
+            alt->w[k] = w;
+        }
+        out->x_mm[out->n] = t->x_mm;
+        out->y_mm[out->n] = t->y_mm;
+        out->n++;
+    }
+    return 0;
+}
+
 static int ref__read(ref_reader *r, const vis_image *frame, ref_reading *out, base_err *err)
 {
     vis_image *top = NULL;
@@ -703,6 +804,8 @@ static int ref__read(ref_reader *r, const vis_image *frame, ref_reading *out, ba
     int rc;
     if (r->c2)
         return ref__read_cube2(r, frame, out, err);
+    if (r->cb)
+        return ref__read_cubed(r, frame, out, err);
     if ((rc = ref__prepare(r, frame, out, &top, &view, err)) != 0 || !top)
         return rc;
     /* The frame itself, which the classifiers were trained on (one
@@ -794,7 +897,7 @@ static int ref__read(ref_reader *r, const vis_image *frame, ref_reading *out, ba
 int ref_reader_read(ref_reader *r, const vis_image *frame, ref_reading *out, base_err *err)
 {
     int rc = ref__read(r, frame, out, err);
-    if (rc == 0)
+    if (rc == 0 && !r->cb) /* a lattice's angle is already the one nearest the mat's x */
         ref__orient(r, out);
     return rc;
 }
@@ -847,6 +950,8 @@ int ref_reader_use_model(ref_reader *r, const char *onnx_path, base_err *err)
         return vis_cards_use_model(r->cards, onnx_path, err);
     if (r->c2)
         return vis_cube2_use_model(r->c2, onnx_path, err);
+    if (r->cb)
+        return vis_cubed_use_model(r->cb, onnx_path, err);
     if ((rc = vis_qwirkle_use_model(r->qw, onnx_path, err)) == 0) {
         /* the set was enrolled with the old model's features */
         vis_pieceset_free(r->pieces);

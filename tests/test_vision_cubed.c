@@ -4,7 +4,11 @@
  *   the lattice's turn (modulo 60 degrees) and every tile's cell found
  *     where the truth lays it, over designs, cameras and layouts turned
  *     any way, among a bounded number of candidate cells;
- *   no layout on a bare mat. */
+ *   no layout on a bare mat;
+ *   the shipped model's reading of a whole layout through ref_reader and
+ *   `tablecam recognize`, compared with the truth where the tiles lie
+ *   (each truth tile's parity and faces turned into the lattice's frame);
+ *   a model of another game refused, naming its heads. */
 #define _XOPEN_SOURCE 700
 #include <setjmp.h>
 #include <stdarg.h>
@@ -21,6 +25,8 @@
 #include "calib.h"
 #include "cubed.h"
 #include "harness.h"
+#include "referee.h"
+#include "rules.h"
 #include "sim.h"
 #include "sim_truth.h"
 
@@ -145,11 +151,141 @@ static void test_bare_mat(void **state)
     cJSON_Delete(t);
 }
 
+/* Truth tile p of a layout turned rot degrees as it reads in a lattice
+ * turned angle_deg: the lattice's edge k is the truth's k + m, m the turn
+ * between them in sixths (models/cubed_patches.c). */
+static void in_frame(const rules_piece *p, double rot, double angle_deg, rules_piece *out)
+{
+    int m = (int)lround((angle_deg - rot) / 60.0), edge[6], f[3];
+    m = ((m % 6) + 6) % 6;
+    for (int e = 0; e < 6; e++) {
+        int k = p->parity ? e / 2 : ((e + 1) % 6) / 2;
+        edge[e] = k == 0 ? p->a : k == 1 ? p->b : p->c;
+    }
+    *out = *p;
+    out->parity = (uint8_t)(p->parity ^ (m & 1));
+    for (int j = 0; j < 3; j++)
+        f[j] = edge[(2 * j + out->parity + m) % 6];
+    out->a = (uint8_t)f[0];
+    out->b = (uint8_t)f[1];
+    out->c = (uint8_t)f[2];
+}
+
+static void test_reader_reads_a_layout(void **state)
+{
+    sim_options o;
+    vis_image *img;
+    cJSON *t;
+    ref_reader_config cfg = {"cubed", NULL, NULL, 0};
+    ref_reader *rd = NULL;
+    ref_reading *r = malloc(sizeof *r);
+    base_err err;
+    const cJSON *ps, *pl;
+    double rot;
+    int n;
+    (void)state;
+    sim_options_default(&o);
+    o.width = 1280;
+    o.height = 960;
+    o.fps = 1;
+    o.design = 10;
+    o.max_moves = 16;
+    o.setup = SIM_SETUP_GOOD;
+    last_frame(77, &o, &img, &t);
+    assert_int_equal(ref_reader_new(&cfg, &rd, &err), 0);
+    if (ref_reader_read(rd, img, r, &err) != 0)
+        fail_msg("ref_reader_read: %s", err.msg);
+    assert_false(r->hand);
+    ps = cJSON_GetObjectItem(cJSON_GetObjectItem(t, "position"), "pieces");
+    pl = cJSON_GetObjectItem(t, "placement");
+    rot = cJSON_GetNumberValue(cJSON_GetObjectItem(cJSON_GetObjectItem(t, "board"),
+                                                   "rotation_deg"));
+    n = cJSON_GetArraySize(ps);
+    assert_true(n >= 8);
+    assert_int_equal(r->n, n);
+    for (int k = 0; k < n; k++) {
+        const cJSON *mm = cJSON_GetObjectItem(cJSON_GetArrayItem(pl, k), "mm");
+        double x = cJSON_GetArrayItem(mm, 0)->valuedouble, y = cJSON_GetArrayItem(mm, 1)->valuedouble;
+        rules_piece p, want;
+        int at = -1;
+        assert_int_equal(rules_piece_from_json("cubed", cJSON_GetArrayItem(ps, k), &p, NULL), 0);
+        in_frame(&p, rot, r->grid_angle_deg, &want);
+        for (int i = 0; i < r->n; i++)
+            if (hypot(r->x_mm[i] - x, r->y_mm[i] - y) < POS_MM)
+                at = i;
+        if (at < 0)
+            fail_msg("the tile at %.0f,%.0f was not read", x, y);
+        if (r->pieces[at].parity != want.parity || r->pieces[at].a != want.a ||
+            r->pieces[at].b != want.b || r->pieces[at].c != want.c)
+            fail_msg("the tile at %.0f,%.0f is parity %d %s %s %s, read parity %d %s %s %s", x, y,
+                     want.parity, rules_color_name(want.a), rules_color_name(want.b),
+                     rules_color_name(want.c), r->pieces[at].parity,
+                     rules_color_name(r->pieces[at].a), rules_color_name(r->pieces[at].b),
+                     rules_color_name(r->pieces[at].c));
+    }
+    {
+        char *dir = th_tmpdir(), *path = th_path(dir, "photo.png");
+        th_run run;
+        cJSON *j;
+        assert_int_equal(vis_image_write(path, img, 0, &err), 0);
+        assert_int_equal(th_tablecam(&run, NULL,
+                                     (const char *const[]){"recognize", "--game", "cubed", path,
+                                                           NULL}),
+                         0);
+        if (run.status != 0)
+            fail_msg("tablecam recognize: %s", run.err);
+        assert_int_equal(th_count_lines(run.out), 1);
+        j = cJSON_Parse(run.out);
+        assert_non_null(j);
+        assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(j, "game")), "cubed");
+        assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(j, "pieces")), n);
+        assert_non_null(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "pieces"), 0),
+                                            "faces"));
+        cJSON_Delete(j);
+        th_run_free(&run);
+        th_rmtree(dir);
+        free(path);
+        free(dir);
+    }
+    /* a bare mat reads as no tiles, no hand */
+    vis_image_free(img);
+    cJSON_Delete(t);
+    o.max_frames = 1;
+    last_frame(76, &o, &img, &t);
+    if (ref_reader_read(rd, img, r, &err) != 0)
+        fail_msg("ref_reader_read: %s", err.msg);
+    assert_int_equal(r->n, 0);
+    assert_false(r->hand);
+    ref_reader_free(rd);
+    free(r);
+    vis_image_free(img);
+    cJSON_Delete(t);
+}
+
+static void test_model_of_another_game(void **state)
+{
+    vis_cubed *c = NULL;
+    base_err err;
+    (void)state;
+    assert_int_equal(vis_cubed_new(0, &c, &err), 0);
+    assert_int_equal(vis_cubed_use_model(c, TABLECAM_SOURCE_DIR "/models/cube2.onnx", &err),
+                     BASE_EPARSE);
+    assert_non_null(strstr(err.msg, "cube2.onnx"));
+    assert_non_null(strstr(err.msg, "a cubed model has 8"));
+    assert_int_equal(vis_cubed_use_model(c, TABLECAM_SOURCE_DIR "/models/none.onnx", &err),
+                     BASE_ENOTFOUND);
+    vis_cubed_free(c);
+    assert_int_equal(vis_cubed_new(5, &c, &err), BASE_ERANGE);
+    assert_non_null(strstr(err.msg, "15 to 120 mm"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_layouts_found),
         cmocka_unit_test(test_bare_mat),
+        cmocka_unit_test(test_reader_reads_a_layout),
+        cmocka_unit_test(test_model_of_another_game),
     };
     th_case_filter();
     return cmocka_run_group_tests(tests, NULL, NULL);

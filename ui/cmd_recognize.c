@@ -4,7 +4,9 @@
  *   {"game":"qwirkle","pieces":[{"x":0,"y":0,"color":"red","shape":"star8",
  *    "conf":0.93},...],"mat":{"found":[0,1,2,3]}}
  * Cells are counted from the top-left piece (positions are equal up to a
- * translation), cube2's are the board's squares; "hand":true is added when a hand is over the play area,
+ * translation; cubed's axial cells in the lattice's frame, its turn the one
+ * nearest the mat's x, so also up to a turn by 60 degrees), cube2's are the
+ * board's squares; "hand":true is added when a hand is over the play area,
  * whose pieces are then not to be trusted. */
 #include "ui.h"
 
@@ -45,7 +47,7 @@ int ui_cmd_recognize(int argc, char **argv)
         return UI_EXIT_USAGE;
     }
     if (!ref_reader_supported(game))
-        return ui_fail(self, UI_EXIT_USAGE, "no recogniser for the game '%s' (qwirkle, cards and cube2 have one)",
+        return ui_fail(self, UI_EXIT_USAGE, "no recogniser for the game '%s' (qwirkle, cards, cube2 and cubed have one)",
                        game);
     if ((status = ui_reader_setup(self, game, mat, lensname, profile, dbpath, &cfg, &lens,
                                   &prof)) != UI_EXIT_OK)

@@ -1,6 +1,6 @@
-/* vision/cubed.h: finding CUBED's hexagonal tiles on the table.
+/* vision/cubed.h: reading CUBED's hexagonal tiles off the table.
  *
- * vis_cubed_find fits the hexagonal lattice of the tiles in a top-down
+ * Two stages, as for cube2 (cube2.h).  vis_cubed_find fits the hexagonal lattice of the tiles in a top-down
  * view of the plane of their tops (calib's cal_rectify at about a tile's
  * thickness) and lists the cells that may hold a tile (the candidates a
  * learned stage reads: every tile's cell, and some of mat, glare or a
@@ -32,6 +32,7 @@
 #include <stdbool.h>
 
 #include "base.h"
+#include "classify.h"
 #include "cv.h"
 #include "qwirkle.h" /* vis_view */
 
@@ -68,5 +69,67 @@ int vis_cubed_find(const vis_image *view, const vis_view *vw, double pitch_mm, v
 
 /* The centre of cell (q, r) of layout l, table mm. */
 void vis_cubed_cell_mm(const vis_cb_layout *l, int q, int r, double *x_mm, double *y_mm);
+
+/* The learned stage.  vis_cubed_read cuts one patch per candidate cell
+ * from the camera frame on the plane of the tiles' tops, upright in the
+ * lattice's frame, and asks the classifier (models/cubed.onnx,
+ * classify.h) what it shows: the mat, a tile, or something that covers
+ * the cell (a hand); and, for a tile, the colour of each of its six
+ * edges (the rhombus over it: edge e as rules-cubed numbers them, 0 NE
+ * .. 5 NW, in the lattice's frame) and its parity (which edges pair under
+ * one rhombus: the lines between them, when the colours do not tell, as
+ * on a triple).  A tile's reading combines them: parity p has the
+ * probability of its head times that of its pairs of edges being alike,
+ * and face j of parity p the product of its two edges' probabilities.  A
+ * triple (one colour three times) takes the parity of the layout's other
+ * tiles when they tell one: a set without lines or shading between the
+ * rhombi shows none on it, and the rules give every tile of a round one
+ * parity (so the camera cannot catch a triple laid at the wrong one). */
+#define VIS_CB_PATCH_MM 48.0 /* a tile across its corners (46.2 mm) and its jitter */
+
+typedef struct vis_cb_read {
+    int q, r;            /* the lattice cell */
+    double x_mm, y_mm;   /* its centre on the table */
+    bool covered;        /* a hand or something else hides it: not read */
+    int parity;          /* 0 or 1 (rules-cubed.md), in the lattice's frame */
+    int faces[3];        /* rules' colours (red .. purple, black, white) in parity order */
+    float conf;          /* 0..1: how sure the whole reading is */
+    float tile_conf;     /* that a tile lies there */
+    float parity_conf;
+    float face_conf[3];
+    int face2[3];        /* each face's runner-up colour */
+    float face_p2[3];
+} vis_cb_read;
+
+typedef struct vis_cb_reading {
+    vis_cb_layout layout;
+    int n;               /* the cells read as tiles (covered ones included) */
+    vis_cb_read tiles[VIS_CB_MAX_TILES];
+    bool hand;           /* some candidate cell is covered */
+} vis_cb_reading;
+
+typedef struct vis_cubed vis_cubed;
+
+/* A reader of tiles pitch_mm across the flats (0: 40) with the built-in
+ * model (none in the build: vis_cubed_read says so). */
+int vis_cubed_new(double pitch_mm, vis_cubed **out, base_err *err);
+/* Reads with the model onnx_path instead (a bench's model trained without
+ * some designs); BASE_EPARSE when its heads are not cubed's. */
+int vis_cubed_use_model(vis_cubed *c, const char *onnx_path, base_err *err);
+void vis_cubed_free(vis_cubed *c);
+double vis_cubed_pitch(const vis_cubed *c);
+
+/* The patch the classifier reads for cell (q, r) of layout l: cut from
+ * frame through top_to_img (table mm on the plane VIS_CB_TOP_Z_MM ->
+ * frame pixels, calib's cal_mat_plane), upright in the lattice's frame
+ * turned by sixths * 60 degrees (0 for reading; the training patches
+ * take every turn), size x size pixels over VIS_CB_PATCH_MM (scaled with
+ * the pitch). */
+int vis_cubed_patch(const vis_image *frame, vis_homography top_to_img, const vis_cb_layout *l,
+                    int q, int r, int sixths, int size, vis_image **out, base_err *err);
+
+/* Reads every candidate cell of layout l (found) in frame. */
+int vis_cubed_read(vis_cubed *c, const vis_image *frame, vis_homography top_to_img,
+                   const vis_cb_layout *l, vis_cb_reading *out, base_err *err);
 
 #endif

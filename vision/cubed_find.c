@@ -68,25 +68,62 @@ static const struct {
     .fit_rounds = 3,
 };
 
+/* The markers' squares (with marker_margin) in a view's pixels: pixel (u,
+ * v) lies on marker k when u0 < u < u1 and v0 < v < v1 (its centre inside
+ * the square in mm, vis_view_on_marker's test). */
+typedef struct cb__marks {
+    double box[4][4];
+} cb__marks;
+
+static void cb__marks_of(const vis_view *vw, cb__marks *m)
+{
+    double r = vw->marker_mm * (0.5 + cb__par.marker_margin), x0, y0, u, v;
+    vis_view_pixel_mm(vw, 0, 0, &x0, &y0); /* pixel 0's centre */
+    for (int k = 0; k < 4; k++) {
+        double cx = (k & 1) ? vw->mat_w : 0, cy = (k & 2) ? vw->mat_h : 0;
+        u = (cx - x0) * vw->px_per_mm;
+        v = (cy - y0) * vw->px_per_mm;
+        m->box[k][0] = u - r * vw->px_per_mm;
+        m->box[k][1] = u + r * vw->px_per_mm;
+        m->box[k][2] = v - r * vw->px_per_mm;
+        m->box[k][3] = v + r * vw->px_per_mm;
+    }
+}
+
+static bool cb__on_marks(const cb__marks *m, int u, int v)
+{
+    for (int k = 0; k < 4; k++)
+        if (u > m->box[k][0] && u < m->box[k][1] && v > m->box[k][2] && v < m->box[k][3])
+            return true;
+    return false;
+}
+
 typedef struct cb__edge {
     float x, y;   /* table mm */
     float gx, gy; /* the gradient */
 } cb__edge;
 
-static int cb__edges(const vis_image *view, const vis_view *vw, cb__edge **out, int *n,
-                     unsigned char *map)
+/* The edge pixels of the view inside the layout's region (mask: gw
+ * squares a row, cp pixels a side, cb__mask) into *out, flagged in map. */
+static int cb__edges(const vis_image *view, const vis_view *vw, const unsigned char *mask, int gw,
+                     int cp, cb__edge **out, int *n, unsigned char *map)
 {
     const int w = view->width, h = view->height, ch = view->channels;
     cb__edge *e = malloc(sizeof *e * (size_t)(w > 2 && h > 2 ? (w - 2) * (h - 2) : 1));
     int k = 0;
+    cb__marks mk;
     if (!e)
         return BASE_ENOMEM;
+    cb__marks_of(vw, &mk);
     for (int v = 1; v < h - 1; v++) {
         const unsigned char *row = view->data + (size_t)v * (size_t)view->stride;
         const unsigned char *up = row - view->stride, *dn = row + view->stride;
+        const unsigned char *mrow = mask + (size_t)(v / cp) * (size_t)gw;
         for (int u = 1; u < w - 1; u++) {
             float bx = 0, by = 0, bm = 0;
             double x, y;
+            if (!mrow[u / cp])
+                continue;
             for (int c = 0; c < ch; c++) {
                 float gx = (float)row[(u + 1) * ch + c] - (float)row[(u - 1) * ch + c];
                 float gy = (float)dn[u * ch + c] - (float)up[u * ch + c];
@@ -97,11 +134,9 @@ static int cb__edges(const vis_image *view, const vis_view *vw, cb__edge **out, 
                     by = gy;
                 }
             }
-            if (bm < cb__par.edge_min * cb__par.edge_min)
+            if (bm < cb__par.edge_min * cb__par.edge_min || cb__on_marks(&mk, u, v))
                 continue;
             vis_view_pixel_mm(vw, u, v, &x, &y);
-            if (vis_view_on_marker(vw, x, y, cb__par.marker_margin))
-                continue;
             e[k].x = (float)x;
             e[k].y = (float)y;
             e[k].gx = bx;
@@ -119,23 +154,25 @@ static int cb__edges(const vis_image *view, const vis_view *vw, cb__edge **out, 
  * (the layout covers a small part of the mat). */
 static void cb__mat_colour(const vis_image *view, const vis_view *vw, double mat[3])
 {
+    long hist[3][256] = {{0}}, n = 0;
+    cb__marks mk;
+    cb__marks_of(vw, &mk);
+    for (int v = 0; v < view->height; v += 2)
+        for (int u = 0; u < view->width; u += 2) {
+            const unsigned char *px =
+                view->data + (size_t)v * (size_t)view->stride + (size_t)u * view->channels;
+            if (cb__on_marks(&mk, u, v))
+                continue;
+            for (int c = 0; c < 3; c++)
+                hist[c][px[view->channels == 3 ? c : 0]]++;
+            n++;
+        }
     for (int c = 0; c < 3; c++) {
-        long hist[256] = {0}, n = 0, half, acc = 0;
-        for (int v = 0; v < view->height; v += 2)
-            for (int u = 0; u < view->width; u += 2) {
-                double x, y;
-                vis_view_pixel_mm(vw, u, v, &x, &y);
-                if (vis_view_on_marker(vw, x, y, cb__par.marker_margin))
-                    continue;
-                hist[view->data[(size_t)v * (size_t)view->stride + (size_t)u * view->channels +
-                                (size_t)(view->channels == 3 ? c : 0)]]++;
-                n++;
-            }
-        half = n / 2;
+        long acc = 0;
         mat[c] = 0;
         for (int b = 0; b < 256; b++) {
-            acc += hist[b];
-            if (acc > half) {
+            acc += hist[c][b];
+            if (acc > n / 2) {
                 mat[c] = b;
                 break;
             }
@@ -147,44 +184,57 @@ static void cb__mat_colour(const vis_image *view, const vis_view *vw, double mat
  * differs, or it is much darker. */
 static bool cb__unlike(const double col[3], const double mat[3])
 {
-    double lc = (col[0] + col[1] + col[2]) / 3, lm = (mat[0] + mat[1] + mat[2]) / 3, d = 0;
+    /* three times each channel less the mean, so that no division rounds */
+    double sc = col[0] + col[1] + col[2], sm = mat[0] + mat[1] + mat[2], d = 0;
     for (int c = 0; c < 3; c++)
-        d = fmax(d, fabs((col[c] - lc) - (mat[c] - lm)));
-    return d > cb__par.chroma_dist || lm - lc > cb__par.dark_dist;
+        d = fmax(d, fabs(3 * (col[c] - mat[c]) - (sc - sm)));
+    return d > 3 * cb__par.chroma_dist || sm - sc > 3 * cb__par.dark_dist;
 }
 
-/* The share of cell-centre (x, y)'s samples unlike the mat (-1: the cell
- * leaves the view or touches a marker). */
-static double cb__cover(const vis_image *view, const vis_view *vw, const double mat[3],
-                        double theta, double pitch, double x, double y)
+#define CB__NSAMPLES 13
+
+/* Where a cell is sampled, mm from its centre, for a lattice turned
+ * theta: the centre, and rings at half and all of the sampled radius,
+ * turned by half a step between them. */
+static void cb__samples(double theta, double pitch, double off[CB__NSAMPLES][2])
 {
     static const double ring[7][2] = {{0, 0},       {1, 0},        {0.5, 0.866},  {-0.5, 0.866},
                                       {-1, 0},      {-0.5, -0.866}, {0.5, -0.866}};
     const double rin = pitch / 2 * cb__par.sample_share;
-    int n = 0, unlike = 0;
+    int n = 0;
     for (int ri = 0; ri < 2; ri++)
-        for (int k = ri ? 1 : 0; k < 7; k++) {
-            /* the centre, and rings at half and all of the sampled radius,
-             * turned by half a step between them */
-            double s = ri ? rin : rin * 0.5, a = theta + (ri ? CB_PI / 6 : 0);
-            double lx = ring[k][0] * s, ly = ring[k][1] * s;
-            double px = x + lx * cos(a) - ly * sin(a), py = y + lx * sin(a) + ly * cos(a);
-            int u, v;
-            double col[3] = {0, 0, 0};
-            if (vis_view_on_marker(vw, px, py, cb__par.marker_margin) || !vis_view_mm_pixel(vw, view, px, py, &u, &v))
-                return -1;
-            for (int c = 0; c < 3; c++) {
-                for (int dv = -1; dv <= 1; dv++)
-                    for (int du = -1; du <= 1; du++)
-                        col[c] += view->data[(size_t)(v + dv) * (size_t)view->stride +
-                                             (size_t)(u + du) * view->channels +
-                                             (size_t)(view->channels == 3 ? c : 0)];
-                col[c] /= 9;
-            }
-            unlike += cb__unlike(col, mat);
-            n++;
+        for (int k = ri ? 1 : 0; k < 7; k++, n++) {
+            double sc = ri ? rin : rin * 0.5, a = theta + (ri ? CB_PI / 6 : 0);
+            double lx = ring[k][0] * sc, ly = ring[k][1] * sc;
+            off[n][0] = lx * cos(a) - ly * sin(a);
+            off[n][1] = lx * sin(a) + ly * cos(a);
         }
-    return (double)unlike / n;
+}
+
+/* The share of cell-centre (x, y)'s samples (off, cb__samples) unlike the
+ * mat (-1: the cell leaves the view or touches a marker). */
+static double cb__cover(const vis_image *view, const vis_view *vw, const double mat[3],
+                        const double off[CB__NSAMPLES][2], double x, double y)
+{
+    int unlike = 0;
+    for (int k = 0; k < CB__NSAMPLES; k++) {
+        double px = x + off[k][0], py = y + off[k][1];
+        int u, v;
+        double col[3] = {0, 0, 0};
+        if (vis_view_on_marker(vw, px, py, cb__par.marker_margin) ||
+            !vis_view_mm_pixel(vw, view, px, py, &u, &v))
+            return -1;
+        for (int c = 0; c < 3; c++) {
+            for (int dv = -1; dv <= 1; dv++)
+                for (int du = -1; du <= 1; du++)
+                    col[c] += view->data[(size_t)(v + dv) * (size_t)view->stride +
+                                         (size_t)(u + du) * view->channels +
+                                         (size_t)(view->channels == 3 ? c : 0)];
+            col[c] /= 9;
+        }
+        unlike += cb__unlike(col, mat);
+    }
+    return (double)unlike / CB__NSAMPLES;
 }
 
 /* The share of the pixels within edge_reach of cell-centre (x, y)'s inner
@@ -225,8 +275,9 @@ static double cb__fit(const vis_image *view, const vis_view *vw, const double ma
                       vis_cb_layout *out)
 {
     vis_cb_layout l;
-    double mis = 0, sum = 0;
+    double mis = 0, sum = 0, off[CB__NSAMPLES][2];
     int lim = (int)ceil(fmax(vw->mat_w, vw->mat_h) * 1.3 / pitch) + 2;
+    cb__samples(theta, pitch, off);
     memset(&l, 0, sizeof l);
     l.pitch_mm = pitch;
     l.angle_deg = theta * 180 / CB_PI;
@@ -238,7 +289,7 @@ static double cb__fit(const vis_image *view, const vis_view *vw, const double ma
             vis_cubed_cell_mm(&l, q, r, &x, &y);
             if (x < -pitch || y < -pitch || x > vw->mat_w + pitch || y > vw->mat_h + pitch)
                 continue;
-            if ((f = cb__cover(view, vw, mat, theta, pitch, x, y)) < 0)
+            if ((f = cb__cover(view, vw, mat, off, x, y)) < 0)
                 continue;
             mis += f * (1 - f);
             sum += f;
@@ -273,7 +324,7 @@ static double cb__fit(const vis_image *view, const vis_view *vw, const double ma
                 if (have)
                     continue;
                 vis_cubed_cell_mm(&l, q, r, &x, &y);
-                if ((f = cb__cover(view, vw, mat, theta, pitch, x, y)) < 0)
+                if ((f = cb__cover(view, vw, mat, off, x, y)) < 0)
                     continue;
                 l.tiles[l.ntiles].q = q;
                 l.tiles[l.ntiles].r = r;
@@ -295,6 +346,11 @@ static unsigned char *cb__mask(const vis_image *view, const vis_view *vw, const 
 {
     int cp = (int)ceil(cb__par.mask_mm * vw->px_per_mm), w, h;
     unsigned char *m, *grown;
+    cb__marks mk;
+    const int sm = (int)(mat[0] + mat[1] + mat[2]), lim = (int)floor(3 * cb__par.chroma_dist),
+              dark = (int)floor(3 * cb__par.dark_dist);
+    const int m3[3] = {3 * (int)mat[0] - sm, 3 * (int)mat[1] - sm, 3 * (int)mat[2] - sm};
+    cb__marks_of(vw, &mk);
     cp = cp < 1 ? 1 : cp;
     w = (view->width + cp - 1) / cp;
     h = (view->height + cp - 1) / cp;
@@ -312,13 +368,14 @@ static unsigned char *cb__mask(const vis_image *view, const vis_view *vw, const 
                 for (int u = i * cp; u < (i + 1) * cp && u < view->width; u++) {
                     const unsigned char *px = view->data + (size_t)v * (size_t)view->stride +
                                               (size_t)u * view->channels;
-                    double col[3] = {px[0], px[view->channels == 3 ? 1 : 0],
-                                     px[view->channels == 3 ? 2 : 0]}, x, y;
-                    vis_view_pixel_mm(vw, u, v, &x, &y);
-                    if (vis_view_on_marker(vw, x, y, cb__par.marker_margin))
+                    int c0 = px[0], c1 = px[view->channels == 3 ? 1 : 0],
+                        c2 = px[view->channels == 3 ? 2 : 0], sc = c0 + c1 + c2;
+                    if (cb__on_marks(&mk, u, v))
                         continue;
                     n++;
-                    un += cb__unlike(col, mat);
+                    /* cb__unlike in integers (the mat's colour is a median level) */
+                    un += abs(3 * c0 - sc - m3[0]) > lim || abs(3 * c1 - sc - m3[1]) > lim ||
+                          abs(3 * c2 - sc - m3[2]) > lim || sm - sc > dark;
                 }
             m[(size_t)j * w + i] = n > 0 && un >= cb__par.mask_share * n;
         }
@@ -413,34 +470,22 @@ int vis_cubed_find(const vis_image *view, const vis_view *vw, double pitch_mm, v
     out->pitch_mm = pitch;
     if (!(map = calloc((size_t)view->width * (size_t)view->height, 1)))
         return base_err_set(err, BASE_ENOMEM, "vis_cubed_find: out of memory");
-    if ((rc = cb__edges(view, vw, &e, &n, map)) != 0) {
-        free(map);
-        return base_err_set(err, rc, "vis_cubed_find: out of memory");
-    }
-    if (n < cb__par.min_edges) {
-        free(e);
-        free(map);
-        return 0;
-    }
     /* 0. only the layout's edges: a table's planks or a cloth's weave
      * have directions of their own */
     cb__mat_colour(view, vw, mat);
     {
-        int gw, gh, cp, k = 0;
+        int gw, gh, cp;
         unsigned char *mask = cb__mask(view, vw, mat, &gw, &gh, &cp);
         if (!mask) {
-            free(e);
             free(map);
             return base_err_set(err, BASE_ENOMEM, "vis_cubed_find: out of memory");
         }
-        for (int i = 0; i < n; i++) {
-            int u, v;
-            if (vis_view_mm_pixel(vw, view, e[i].x, e[i].y, &u, &v) &&
-                mask[(size_t)(v / cp) * gw + (size_t)(u / cp)])
-                e[k++] = e[i];
-        }
+        rc = cb__edges(view, vw, mask, gw, cp, &e, &n, map);
         free(mask);
-        n = k;
+        if (rc != 0) {
+            free(map);
+            return base_err_set(err, rc, "vis_cubed_find: out of memory");
+        }
     }
     if (n < cb__par.min_edges) {
         free(e);
@@ -449,9 +494,12 @@ int vis_cubed_find(const vis_image *view, const vis_view *vw, double pitch_mm, v
     }
     /* 1. the turn: gradients' angles times six */
     for (int i = 0; i < n; i++) {
-        double a = 6 * atan2(e[i].gy, e[i].gx);
-        zr += cos(a);
-        zi += sin(a);
+        /* (g / |g|)^6: the unit phasor of six times the gradient's angle */
+        double gx = e[i].gx, gy = e[i].gy, m2 = gx * gx + gy * gy;
+        double ar = gx * gx - gy * gy, ai = 2 * gx * gy; /* g^2 */
+        double br = ar * ar - ai * ai, bi = 2 * ar * ai;  /* g^4 */
+        zr += (br * ar - bi * ai) / (m2 * m2 * m2);
+        zi += (br * ai + bi * ar) / (m2 * m2 * m2);
         wsum += 1;
     }
     theta = atan2(zi, zr) / 6; /* (-30, 30] degrees */
