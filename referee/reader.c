@@ -598,6 +598,38 @@ void ref_reading_turn_to(ref_reading *rd, double axes_deg)
     rd->grid_angle_deg -= 90.0 * k;
 }
 
+/* Tile p (cubed) numbered in axes turned 60 degrees back. */
+static void ref__hex_back(rules_piece *p)
+{
+    int edge[6], q = p->x, r = p->y, parity;
+    for (int e = 0; e < 6; e++) {
+        int f = p->parity ? e / 2 : ((e + 1) % 6) / 2;
+        edge[(e + 1) % 6] = f == 0 ? p->a : f == 1 ? p->b : p->c;
+    }
+    parity = p->parity ^ 1;
+    p->x = (int16_t)-r;
+    p->y = (int16_t)(q + r);
+    p->parity = (uint8_t)parity;
+    /* face j lies over edges 2j - 1 + parity and 2j + parity */
+    p->a = (uint8_t)edge[(0 + parity) % 6];
+    p->b = (uint8_t)edge[(2 + parity) % 6];
+    p->c = (uint8_t)edge[(4 + parity) % 6];
+}
+
+void ref_reading_turn_hex(ref_reading *rd, double axes_deg)
+{
+    double d = remainder(rd->grid_angle_deg - axes_deg, 360.0);
+    long turns = lround(d / 60);
+    int k = ((int)turns % 6 + 6) % 6; /* sixths from those axes */
+    for (int i = 0; k && i < rd->n; i++)
+        for (int s = 0; s < k; s++) {
+            ref__hex_back(&rd->pieces[i]);
+            for (int a = 0; a < rd->alt[i].n; a++)
+                ref__hex_back(&rd->alt[i].p[a]);
+        }
+    rd->grid_angle_deg -= 60.0 * (double)turns;
+}
+
 /* Keeps the grid's axes one way round from reading to reading (see
  * ref_reading_turn_to): those of the first reading with pieces and no
  * hand.  The board lies still on the table and the angle is on the
@@ -611,11 +643,14 @@ static void ref__orient(ref_reader *r, ref_reading *out)
          * the grid can be numbered (a quarter turn for cubes, a half for
          * cards, whose cells are not square), the one whose x axis runs
          * nearest the mat's x, toward marker 1 */
-        double step = ref__is_cards(r) ? 180.0 : 90.0;
+        double step = ref__is_cards(r) ? 180.0 : r->cb ? 60.0 : 90.0;
         r->has_axes = true;
         r->axes_deg = out->grid_angle_deg - step * round(out->grid_angle_deg / step);
     }
-    ref_reading_turn_to(out, r->axes_deg);
+    if (r->cb)
+        ref_reading_turn_hex(out, r->axes_deg);
+    else
+        ref_reading_turn_to(out, r->axes_deg);
 }
 
 /* cube2: the board fitted in the view of its top's plane, then every
@@ -897,7 +932,7 @@ static int ref__read(ref_reader *r, const vis_image *frame, ref_reading *out, ba
 int ref_reader_read(ref_reader *r, const vis_image *frame, ref_reading *out, base_err *err)
 {
     int rc = ref__read(r, frame, out, err);
-    if (rc == 0 && !r->cb) /* a lattice's angle is already the one nearest the mat's x */
+    if (rc == 0)
         ref__orient(r, out);
     return rc;
 }

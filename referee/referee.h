@@ -243,6 +243,13 @@ typedef struct ref_reading {
  * its first one. */
 void ref_reading_turn_to(ref_reading *rd, double axes_deg);
 
+/* The same for a hexagonal lattice (cubed): by sixths of a turn, so that
+ * the lattice's axes lie within 30 degrees of axes_deg.  Numbered in axes
+ * turned 60 degrees back, cell (q, r) is (-r, q + r) and edge e is edge
+ * e + 1, so each tile's parity flips and its faces are renumbered
+ * (rules-cubed.md); its alternatives with it. */
+void ref_reading_turn_hex(ref_reading *rd, double axes_deg);
+
 /* The game's rule on neighbours as a prior (rules_side_by_side; cards: a
  * card goes with each card it shares a side with).  Boards are legal far
  * more often than a far camera tells a spade from a club or a king from a

@@ -1250,6 +1250,59 @@ static void test_reading_turn_to(void **state)
     free(rd);
 }
 
+/* A hexagonal reading turned a sixth or a third round is numbered back in
+ * the axes asked for: cells, parities and faces (a third cycles them). */
+static void test_reading_turn_hex(void **state)
+{
+    ref_reading *rd = calloc(1, sizeof *rd);
+    rules_piece *p = &rd->pieces[0];
+    (void)state;
+    rd->n = 1;
+    p->x = 1, p->y = 0, p->parity = 0;
+    p->a = RULES_RED, p->b = RULES_GREEN, p->c = RULES_BLUE;
+    rd->alt[0].n = 1;
+    rd->alt[0].p[0] = *p;
+    rd->grid_angle_deg = 65;
+    ref_reading_turn_hex(rd, 5);
+    /* east is south-east in axes 60 degrees back; red stays over the
+     * edges it covered, now numbered 0 and 1 */
+    assert_int_equal(p->x, 0);
+    assert_int_equal(p->y, 1);
+    assert_int_equal(p->parity, 1);
+    assert_int_equal(p->a, RULES_RED);
+    assert_int_equal(p->b, RULES_GREEN);
+    assert_int_equal(p->c, RULES_BLUE);
+    assert_int_equal(rd->alt[0].p[0].y, 1);
+    assert_true(fabs(rd->grid_angle_deg - 5) < 1e-9);
+    rd->grid_angle_deg = 125;
+    ref_reading_turn_hex(rd, 5);
+    assert_int_equal(p->x, -1);
+    assert_int_equal(p->y, 0);
+    assert_int_equal(p->parity, 1);
+    assert_int_equal(p->a, RULES_BLUE);
+    assert_int_equal(p->b, RULES_RED);
+    assert_int_equal(p->c, RULES_GREEN);
+    /* a sixth the other way, and within 30 degrees: as it is */
+    rd->grid_angle_deg = -55;
+    ref_reading_turn_hex(rd, 5);
+    assert_true(fabs(rd->grid_angle_deg - 5) < 1e-9);
+    assert_int_equal(p->x, -1); /* (-1, 0) a sixth on is (-1, 1) */
+    assert_int_equal(p->y, 1);
+    rd->grid_angle_deg = -20;
+    ref_reading_turn_hex(rd, 5);
+    assert_true(fabs(rd->grid_angle_deg + 20) < 1e-9);
+    /* six sixths are the tile itself */
+    {
+        rules_piece was = *p;
+        for (int i = 0; i < 6; i++) {
+            rd->grid_angle_deg = 65;
+            ref_reading_turn_hex(rd, 5);
+        }
+        assert_memory_equal(p, &was, sizeof was);
+    }
+    free(rd);
+}
+
 /* A card of a cards reading at (x, y): rank r, suit s, conf c. */
 static void agree_card(ref_reading *rd, int x, int y, int r, int s, float c)
 {
@@ -1599,6 +1652,7 @@ int main(void)
         cmocka_unit_test(test_cards_square_seen_before_gathered),
         cmocka_unit_test(test_cards_glimpsed),
         cmocka_unit_test(test_reading_turn_to),
+        cmocka_unit_test(test_reading_turn_hex),
         cmocka_unit_test(test_reading_agree),
     };
     th_case_filter();
