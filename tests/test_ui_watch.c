@@ -62,6 +62,13 @@ static void test_bad_setups_store_nothing(void **state)
                                                             db, NULL}), 0);
     assert_int_equal(r.status, 2);
     th_run_free(&r);
+    /* a game the camera reads but the live referee does not follow yet */
+    assert_int_equal(th_tablecam(&r, NULL, (const char *[]){"watch", "--game", "cubed", "--camera",
+                                                            "sim:cubed", "--players", "A,B", "--db",
+                                                            db, NULL}), 0);
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, "cannot follow cubed"));
+    th_run_free(&r);
     /* nothing was stored by any of them */
     assert_int_not_equal(access(db, F_OK), 0);
     /* resuming with nothing to resume */

@@ -40,7 +40,7 @@ static const ui_command ui__commands[] = {
      ui_cmd_sim},
     {"serve", "the web app: live page and match history in a browser",
      "[--db FILE] [--http ADDR] [--token T]", ui_cmd_serve},
-    {"recognize", "read the pieces off one photograph of the table (qwirkle, cards)",
+    {"recognize", "read the pieces off one photograph of the table (qwirkle, cards, cube2, cubed)",
      "--game G [--mat WxH:S] [--profile NAME|FILE] [--pieces NAME|FILE] [--lens NAME|FILE] "
      "[--db FILE] IMAGE",
      ui_cmd_recognize},

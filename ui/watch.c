@@ -476,7 +476,7 @@ int ui_watch_run(const ui_command *cmd, const ui_watch_opts *o)
     if (!rules_game_available(o->game))
         return ui_fail(cmd, UI_EXIT_USAGE, "unknown game '%s'", o->game ? o->game : "");
     if (!ref_reader_supported(o->game))
-        return ui_fail(cmd, UI_EXIT_USAGE, "the camera cannot read %s yet (only qwirkle, cards, cube2 and cubed)",
+        return ui_fail(cmd, UI_EXIT_USAGE, "the camera cannot read %s yet (only qwirkle, cards and cube2)",
                        o->game);
     if (strcmp(o->game, "cubed") == 0) /* recognize reads it; draws, passes and reveals do not */
         return ui_fail(cmd, UI_EXIT_USAGE,
