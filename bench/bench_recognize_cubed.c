@@ -23,7 +23,9 @@
  * hand), the per-tile error,
  * and CPU milliseconds a frame, next to the issue's targets (99 % exact,
  * per-tile error under 0.1 %, 20 ms a frame on one core).  With no model
- * file, the lattice alone.  -v names every miss. */
+ * file, the lattice alone.  --track looks for each layout first round
+ * the last one found, as the live reader does (the still frames here
+ * stand for every frame it sees).  -v names every miss. */
 #define _XOPEN_SOURCE 700
 #include <math.h>
 #include <stdio.h>
@@ -48,6 +50,13 @@ typedef struct tally {
     long frames, right, exact, tiles, wrong, extra, missed, hand;
 } tally;
 
+static double cpu_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
 /* Truth tile (p, whose layout is turned rot degrees) as it reads in a
  * lattice turned angle_deg: its parity and faces in that frame
  * (bench's copy of models/cubed_patches.c's rule: the lattice's edge k is
@@ -65,6 +74,53 @@ static void in_frame(const rules_piece *p, double rot, double angle_deg, int *pa
         faces[j] = edge[(2 * j + *parity + m) % 6];
 }
 
+/* The layout in img as referee/reader.c finds it: near prior (found;
+ * NULL: never) in a view of the table round it, else, and every
+ * REF__CB_FULL_FRAMES-th frame, over the whole mat (the reader's rule,
+ * over the still frames here).  Times the view (part[1]) and the lattice
+ * (part[2]) from *t0. */
+#define TRACK_MARGIN_MM 90.0 /* referee/reader.c's REF__CB_TRACK_MARGIN_MM */
+#define FULL_FRAMES 8        /* ... and REF__CB_FULL_FRAMES */
+static int layout_of(const vis_image *img, const cal_mat_fit *fit, vis_view *vw,
+                     const vis_cb_layout *prior, int *since_full, vis_image **view,
+                     vis_cb_layout *l, double part[4], double *t0, base_err *err)
+{
+    int rc = 0;
+    l->found = false;
+    if (prior && prior->found && *since_full < FULL_FRAMES) {
+        double box[4];
+        vis_cubed_bounds(prior, TRACK_MARGIN_MM, box);
+        vw->roi = true;
+        vw->x0_mm = box[0];
+        vw->y0_mm = box[1];
+        rc = cal_rectify_roi(img, fit, NULL, VIS_CB_TOP_Z_MM, 1.5, box[0], box[1], box[2] - box[0],
+                             box[3] - box[1], view, err);
+        part[1] += cpu_ms() - *t0;
+        *t0 = cpu_ms();
+        if (rc == 0)
+            rc = vis_cubed_track(*view, vw, prior, l, err);
+        part[2] += cpu_ms() - *t0;
+        *t0 = cpu_ms();
+        vis_image_free(*view);
+        *view = NULL;
+        vw->roi = false;
+        (*since_full)++;
+        if (rc != 0)
+            return rc;
+    }
+    if (!l->found) {
+        rc = cal_rectify(img, fit, cal_mat_default(), NULL, VIS_CB_TOP_Z_MM, 1.5, 0, view, err);
+        part[1] += cpu_ms() - *t0;
+        *t0 = cpu_ms();
+        if (rc == 0)
+            rc = vis_cubed_find(*view, vw, 0, l, err);
+        part[2] += cpu_ms() - *t0;
+        *t0 = cpu_ms();
+        *since_full = 0;
+    }
+    return rc;
+}
+
 static void print_tally(const char *name, const tally *t)
 {
     printf("%-8s %7ld %8.1f %8.1f %9.2f %8.2f %7.2f %6.1f\n", name, t->frames,
@@ -76,26 +132,21 @@ static void print_tally(const char *name, const tally *t)
            t->frames ? 100.0 * t->hand / t->frames : 0);
 }
 
-static double cpu_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
 
 int main(int argc, char **argv)
 {
     int matches = 12, width = 1280, height = 960, moves = 40, npos = 0, designs[MAX_DESIGNS];
-    int ndesigns = 0;
+    int ndesigns = 0, since_full = 0;
     unsigned long long seed0 = SEED0;
     const char *model = TABLECAM_SOURCE_DIR "/models/cubed-held.onnx", *dlist = NULL;
-    bool verbose = false, reading = true;
+    bool verbose = false, reading = true, track = false;
     long cands = 0, strong = 0, not_found = 0, turn_off = 0, lattice_missed = 0;
     double ms = 0, part[4] = {0, 0, 0, 0}; /* mat, view, lattice, reading */
     tally all, per[MAX_DESIGNS];
     vis_aruco *det = NULL;
     vis_cubed *cb = NULL;
     vis_cb_reading *rd = malloc(sizeof *rd);
+    vis_cb_layout *prior = calloc(1, sizeof *prior);
     FILE *probe;
     base_err err;
     memset(&all, 0, sizeof all);
@@ -111,17 +162,19 @@ int main(int argc, char **argv)
             dlist = argv[++i];
         else if (strcmp(argv[i], "-v") == 0)
             verbose = true;
+        else if (strcmp(argv[i], "--track") == 0)
+            track = true;
         else if (argv[i][0] != '-' && npos < 3) {
             int v = atoi(argv[i]);
             *(npos == 0 ? &matches : npos == 1 ? &width : &height) = v;
             npos++;
         } else {
             fprintf(stderr, "usage: bench_recognize_cubed [MATCHES] [WIDTH HEIGHT] [--moves M] "
-                            "[--seed N] [--model PATH] [--designs A,B,..] [-v]\n");
+                            "[--seed N] [--model PATH] [--designs A,B,..] [--track] [-v]\n");
             return 2;
         }
     }
-    if (!rd || matches < 1 || width < 64 || height < 48 ||
+    if (!rd || !prior || matches < 1 || width < 64 || height < 48 ||
         vis_aruco_new(VIS_ARUCO_4X4_50, &det, &err) || vis_cubed_new(0, &cb, &err))
         return 2;
     if ((probe = fopen(model, "rb")) != NULL)
@@ -167,6 +220,8 @@ int main(int argc, char **argv)
         o.max_moves = moves;
         o.design = d;
         o.setup = SIM_SETUP_MIXED;
+        prior->found = false; /* a new table */
+        since_full = 0;
         if (sim_stream_new("cubed", seed, &o, &s, &err) != 0) {
             fprintf(stderr, "bench_recognize_cubed: %s\n", err.msg);
             return 1;
@@ -194,14 +249,14 @@ int main(int argc, char **argv)
                 vw.marker_mm = 40;
                 if (cal_mat_locate(det, img, cal_mat_default(), NULL, &fit, &err) == 0 &&
                     (part[0] += cpu_ms() - t0, t0 = cpu_ms(),
-                     cal_rectify(img, &fit, cal_mat_default(), NULL, VIS_CB_TOP_Z_MM, 1.5, 0,
-                                 &view, &err) == 0) &&
-                    (part[1] += cpu_ms() - t0, t0 = cpu_ms(),
-                     vis_cubed_find(view, &vw, 0, &l, &err) == 0) &&
+                     layout_of(img, &fit, &vw, track ? prior : NULL, &since_full, &view, &l,
+                               part, &t0, &err) == 0) &&
                     (part[2] += cpu_ms() - t0, t0 = cpu_ms(),
                      cal_mat_plane(&fit, NULL, VIS_CB_TOP_Z_MM, &top, &err) == 0)) {
                     rc = reading ? vis_cubed_read(cb, img, top, &l, rd, &err) : 0;
                     part[3] += cpu_ms() - t0;
+                    if (l.found)
+                        *prior = l;
                 }
                 vis_image_free(view);
                 ms += cpu_ms() - t_start;
@@ -343,5 +398,6 @@ int main(int argc, char **argv)
     vis_cubed_free(cb);
     vis_aruco_free(det);
     free(rd);
+    free(prior);
     return 0;
 }

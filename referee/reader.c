@@ -36,6 +36,13 @@
  * (models/cubed_patches.c cuts its training patches through the same
  * fit). */
 #define REF__CB_FIND_PPM 1.5
+/* A layout found is looked for again in the table this far round its
+ * tiles' centres: a tile laid beside one (a pitch off) and the ring of
+ * cells round it, with the tile's own half width to spare. */
+#define REF__CB_TRACK_MARGIN_MM 90.0
+/* ... and over the whole mat at least this often, in frames: a tile laid
+ * away from the layout (against the rules) is seen within a second or two. */
+#define REF__CB_FULL_FRAMES 8
 
 struct ref_reader {
     char game[16];
@@ -63,6 +70,9 @@ struct ref_reader {
     vis_cubed *cb;        /* CUBED's recogniser (else NULL) */
     vis_cb_reading *cbr;
     vis_cb_layout *cbl;
+    vis_cb_layout *cb_last; /* the layout of the last frame it was found in (found: false
+                               when none), where the next frame looks first */
+    int cb_since_full;      /* frames since the whole mat was searched */
 };
 
 /* Each game's limits: below min_ppm px/mm at the board (the camera's own),
@@ -188,7 +198,8 @@ int ref_reader_new(const ref_reader_config *cfg, ref_reader **out, base_err *err
     }
     if (!(r->vr = malloc(sizeof *r->vr)) || (r->cards && !(r->cr = malloc(sizeof *r->cr))) ||
         (r->c2 && !(r->c2r = malloc(sizeof *r->c2r))) ||
-        (r->cb && (!(r->cbr = malloc(sizeof *r->cbr)) || !(r->cbl = malloc(sizeof *r->cbl))))) {
+        (r->cb && (!(r->cbr = malloc(sizeof *r->cbr)) || !(r->cbl = malloc(sizeof *r->cbl)) ||
+                   !(r->cb_last = calloc(1, sizeof *r->cb_last))))) {
         ref_reader_free(r);
         return base_err_set(err, BASE_ENOMEM, "out of memory");
     }
@@ -209,6 +220,7 @@ void ref_reader_free(ref_reader *r)
     vis_cubed_free(r->cb);
     free(r->cbr);
     free(r->cbl);
+    free(r->cb_last);
     free(r->vr);
     free(r->cr);
     free(r);
@@ -765,11 +777,37 @@ static int ref__read_cubed(ref_reader *r, const vis_image *frame, ref_reading *o
     vw.mat_w = r->mat.w;
     vw.mat_h = r->mat.h;
     vw.marker_mm = r->mat.s;
-    if ((rc = cal_rectify(frame, &r->fit, r->mat, lens, VIS_CB_TOP_Z_MM, vw.px_per_mm, 0, &view,
-                          err)) != 0)
-        return rc;
-    rc = vis_cubed_find(view, &vw, vis_cubed_pitch(r->cb), l, err);
-    vis_image_free(view);
+    l->found = false;
+    if (r->cb_last->found && r->cb_since_full < REF__CB_FULL_FRAMES) {
+        /* where the layout lay: only the table round it */
+        double box[4];
+        vis_cubed_bounds(r->cb_last, REF__CB_TRACK_MARGIN_MM, box);
+        vw.roi = true;
+        vw.x0_mm = box[0];
+        vw.y0_mm = box[1];
+        if ((rc = cal_rectify_roi(frame, &r->fit, lens, VIS_CB_TOP_Z_MM, vw.px_per_mm, box[0],
+                                  box[1], box[2] - box[0], box[3] - box[1], &view, err)) != 0)
+            return rc;
+        rc = vis_cubed_track(view, &vw, r->cb_last, l, err);
+        vis_image_free(view);
+        view = NULL;
+        vw.roi = false;
+        if (rc != 0)
+            return rc;
+        r->cb_since_full++;
+    }
+    if (!l->found) {
+        if ((rc = cal_rectify(frame, &r->fit, r->mat, lens, VIS_CB_TOP_Z_MM, vw.px_per_mm, 0,
+                              &view, err)) != 0)
+            return rc;
+        rc = vis_cubed_find(view, &vw, vis_cubed_pitch(r->cb), l, err);
+        vis_image_free(view);
+        r->cb_since_full = 0;
+    }
+    if (rc == 0 && l->found)
+        memcpy(r->cb_last, l, sizeof *l);
+    else if (rc == 0 && l->ntiles == 0)
+        r->cb_last->found = false; /* a bare mat: the round is over */
     if (rc == 0)
         rc = cal_mat_plane(&r->fit, NULL, VIS_CB_TOP_Z_MM, &top, err);
     if (rc == 0)

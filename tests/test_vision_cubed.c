@@ -5,6 +5,7 @@
  *     where the truth lays it, over designs, cameras and layouts turned
  *     any way, among a bounded number of candidate cells;
  *   no layout on a bare mat;
+ *   a layout tracked in a view of the table round it, none once cleared;
  *   the shipped model's reading of a whole layout through ref_reader and
  *   `tablecam recognize`, compared with the truth where the tiles lie
  *   (each truth tile's parity and faces turned into the lattice's frame);
@@ -43,6 +44,19 @@ static void last_frame(uint64_t seed, const sim_options *o, vis_image **img, cJS
     last_frame_of("cubed", seed, o, img, &tj);
     *truth = cJSON_Parse(tj);
     free(tj);
+}
+
+/* A round of moves events of design at 1280x960, one frame a second. */
+static sim_options round_options(int design, int moves)
+{
+    sim_options o;
+    sim_options_default(&o);
+    o.width = 1280;
+    o.height = 960;
+    o.fps = 1;
+    o.design = design;
+    o.max_moves = moves;
+    return o;
 }
 
 static void find_layout(const vis_image *img, vis_cb_layout *l)
@@ -111,12 +125,7 @@ static void test_layouts_found(void **state)
         cJSON *t;
         vis_cb_layout l;
         char what[96];
-        sim_options_default(&o);
-        o.width = 1280;
-        o.height = 960;
-        o.fps = 1;
-        o.design = cases[i].design;
-        o.max_moves = cases[i].moves;
+        o = round_options(cases[i].design, cases[i].moves);
         o.setup = cases[i].setup;
         last_frame(cases[i].seed, &o, &img, &t);
         find_layout(img, &l);
@@ -126,6 +135,63 @@ static void test_layouts_found(void **state)
         vis_image_free(img);
         cJSON_Delete(t);
     }
+}
+
+/* A layout found once is found again in a view of the table round it
+ * alone, with the mat's colour of the first fit; a cleared table is not. */
+static void test_layout_tracked(void **state)
+{
+    sim_options o;
+    vis_image *img, *view = NULL;
+    cJSON *t;
+    vis_cb_layout *l = malloc(sizeof *l), *again = malloc(sizeof *again);
+    vis_aruco *det = NULL;
+    cal_mat_fit fit;
+    vis_view vw;
+    double box[4];
+    base_err err;
+    (void)state;
+    o = round_options(9, 20);
+    last_frame(78, &o, &img, &t);
+    find_layout(img, l);
+    check_layout(t, l, "seed 78, the whole mat");
+    vis_cubed_bounds(l, 90, box);
+    assert_true(box[2] - box[0] < 400 && box[3] - box[1] < 400);
+    assert_int_equal(vis_aruco_new(VIS_ARUCO_4X4_50, &det, &err), 0);
+    assert_int_equal(cal_mat_locate(det, img, cal_mat_default(), NULL, &fit, &err), 0);
+    assert_int_equal(cal_rectify_roi(img, &fit, NULL, VIS_CB_TOP_Z_MM, 1.5, box[0], box[1],
+                                     box[2] - box[0], box[3] - box[1], &view, &err),
+                     0);
+    memset(&vw, 0, sizeof vw);
+    vw.px_per_mm = 1.5;
+    vw.mat_w = vw.mat_h = 500;
+    vw.marker_mm = 40;
+    vw.roi = true;
+    vw.x0_mm = box[0];
+    vw.y0_mm = box[1];
+    assert_int_equal(vis_cubed_track(view, &vw, l, again, &err), 0);
+    check_layout(t, again, "seed 78, tracked");
+    assert_int_equal(again->nstrong, l->nstrong);
+    vis_image_free(view);
+    vis_image_free(img);
+    cJSON_Delete(t);
+    /* the table cleared: nothing there to track */
+    o.max_frames = 1;
+    last_frame(76, &o, &img, &t);
+    assert_int_equal(cal_mat_locate(det, img, cal_mat_default(), NULL, &fit, &err), 0);
+    assert_int_equal(cal_rectify_roi(img, &fit, NULL, VIS_CB_TOP_Z_MM, 1.5, box[0], box[1],
+                                     box[2] - box[0], box[3] - box[1], &view, &err),
+                     0);
+    assert_int_equal(vis_cubed_track(view, &vw, l, again, &err), 0);
+    assert_false(again->found);
+    again->found = false;
+    assert_int_equal(vis_cubed_track(view, &vw, again, l, &err), BASE_EINVAL);
+    vis_image_free(view);
+    vis_image_free(img);
+    cJSON_Delete(t);
+    vis_aruco_free(det);
+    free(l);
+    free(again);
 }
 
 static void test_bare_mat(void **state)
@@ -184,12 +250,7 @@ static void test_reader_reads_a_layout(void **state)
     double rot;
     int n;
     (void)state;
-    sim_options_default(&o);
-    o.width = 1280;
-    o.height = 960;
-    o.fps = 1;
-    o.design = 10;
-    o.max_moves = 16;
+    o = round_options(10, 16);
     o.setup = SIM_SETUP_GOOD;
     last_frame(77, &o, &img, &t);
     assert_int_equal(ref_reader_new(&cfg, &rd, &err), 0);
@@ -284,6 +345,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_layouts_found),
         cmocka_unit_test(test_bare_mat),
+        cmocka_unit_test(test_layout_tracked),
         cmocka_unit_test(test_reader_reads_a_layout),
         cmocka_unit_test(test_model_of_another_game),
     };

@@ -57,6 +57,7 @@ typedef struct vis_cb_layout {
     int ntiles;          /* candidate cells: first the nstrong that stand out from the mat,
                             then their neighbours (a pale tile lies beside another) */
     int nstrong;
+    double mat_bgr[3];   /* the mat's colour the cells were judged against */
     vis_cb_tile tiles[VIS_CB_MAX_TILES];
 } vis_cb_layout;
 
@@ -66,6 +67,21 @@ typedef struct vis_cb_layout {
  * (not an error). */
 int vis_cubed_find(const vis_image *view, const vis_view *vw, double pitch_mm, vis_cb_layout *out,
                    base_err *err);
+
+/* The layout near prior (found), as an earlier frame found it (table mm
+ * do not change when the camera moves), in view, which may show only the
+ * table round it (vis_view's roi, vis_cubed_bounds): the same fit, the
+ * cells judged against the mat's colour prior measured on the whole mat
+ * (a view of the layout alone is mostly tiles).  out->found is false when
+ * it is not there (cleared, covered): then vis_cubed_find looks over the
+ * whole mat.  A tile laid far from the layout is outside the view: the
+ * caller looks over the whole mat now and then. */
+int vis_cubed_track(const vis_image *view, const vis_view *vw, const vis_cb_layout *prior,
+                    vis_cb_layout *out, base_err *err);
+
+/* The table box (x0, y0, x1, y1 mm) round the tiles standing out of
+ * layout l, margin_mm wider on every side (all 0 when none). */
+void vis_cubed_bounds(const vis_cb_layout *l, double margin_mm, double box[4]);
 
 /* The centre of cell (q, r) of layout l, table mm. */
 void vis_cubed_cell_mm(const vis_cb_layout *l, int q, int r, double *x_mm, double *y_mm);

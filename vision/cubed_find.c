@@ -403,12 +403,16 @@ static void cb__lines_fit(const cb__edge *e, int n, double pitch, double *theta,
 {
     const double period = pitch / 2, tol = sin(cb__par.family_deg * CB_PI / 180);
     for (int round = 0; round < cb__par.fit_rounds; round++) {
-        double A[3][3] = {{0}}, b[3] = {0}, det;
+        double A[3][3] = {{0}}, b[3] = {0}, det, fam[3][2];
         int used = 0;
+        for (int k = 0; k < 3; k++) {
+            fam[k][0] = cos(*theta + k * CB_PI / 3);
+            fam[k][1] = sin(*theta + k * CB_PI / 3);
+        }
         for (int i = 0; i < n; i++) {
             double g = hypot(e[i].gx, e[i].gy);
             for (int k = 0; k < 3; k++) {
-                double a = *theta + k * CB_PI / 3, nx = cos(a), ny = sin(a);
+                double nx = fam[k][0], ny = fam[k][1];
                 double px = e[i].x - *ox, py = e[i].y - *oy, d, r, J[3];
                 if (fabs((e[i].gx * ny - e[i].gy * nx) / g) > tol)
                     continue;
@@ -454,8 +458,10 @@ static void cb__lines_fit(const cb__edge *e, int n, double pitch, double *theta,
     }
 }
 
-int vis_cubed_find(const vis_image *view, const vis_view *vw, double pitch_mm, vis_cb_layout *out,
-                   base_err *err)
+/* vis_cubed_find, with the mat's colour given (mat_given, BGR) or
+ * measured on the view (NULL). */
+static int cb__find(const vis_image *view, const vis_view *vw, double pitch_mm,
+                    const double *mat_given, vis_cb_layout *out, base_err *err)
 {
     cb__edge *e = NULL;
     unsigned char *map = NULL;
@@ -472,7 +478,11 @@ int vis_cubed_find(const vis_image *view, const vis_view *vw, double pitch_mm, v
         return base_err_set(err, BASE_ENOMEM, "vis_cubed_find: out of memory");
     /* 0. only the layout's edges: a table's planks or a cloth's weave
      * have directions of their own */
-    cb__mat_colour(view, vw, mat);
+    if (mat_given)
+        memcpy(mat, mat_given, sizeof mat);
+    else
+        cb__mat_colour(view, vw, mat);
+    memcpy(out->mat_bgr, mat, sizeof mat);
     {
         int gw, gh, cp;
         unsigned char *mask = cb__mask(view, vw, mat, &gw, &gh, &cp);
@@ -557,8 +567,37 @@ int vis_cubed_find(const vis_image *view, const vis_view *vw, double pitch_mm, v
     }
     free(e);
     free(map);
+    memcpy(out->mat_bgr, mat, sizeof mat); /* cb__fit wrote the layout over it */
     out->coset_margin = (float)(best > 0 ? second / best : second > 0 ? 1e6 : 1);
     out->found = out->ntiles > 0 && out->coset_margin >= cb__par.min_margin &&
                  out->turn_share >= cb__par.min_turn_share;
     return 0;
+}
+
+int vis_cubed_find(const vis_image *view, const vis_view *vw, double pitch_mm, vis_cb_layout *out,
+                   base_err *err)
+{
+    return cb__find(view, vw, pitch_mm, NULL, out, err);
+}
+
+int vis_cubed_track(const vis_image *view, const vis_view *vw, const vis_cb_layout *prior,
+                    vis_cb_layout *out, base_err *err)
+{
+    if (!prior || !prior->found)
+        return base_err_set(err, BASE_EINVAL, "vis_cubed_track: no layout to track");
+    return cb__find(view, vw, prior->pitch_mm, prior->mat_bgr, out, err);
+}
+
+void vis_cubed_bounds(const vis_cb_layout *l, double margin_mm, double box[4])
+{
+    box[0] = box[1] = INFINITY;
+    box[2] = box[3] = -INFINITY;
+    for (int i = 0; i < l->nstrong; i++) {
+        box[0] = fmin(box[0], l->tiles[i].x_mm - margin_mm);
+        box[1] = fmin(box[1], l->tiles[i].y_mm - margin_mm);
+        box[2] = fmax(box[2], l->tiles[i].x_mm + margin_mm);
+        box[3] = fmax(box[3], l->tiles[i].y_mm + margin_mm);
+    }
+    if (l->nstrong == 0)
+        box[0] = box[1] = box[2] = box[3] = 0;
 }
