@@ -45,6 +45,7 @@
 #define TURN_DEG 2.0
 #define POS_MM 8.0
 #define MAX_DESIGNS 64
+#define NBANDS 5 /* the camera's px/mm bands the figures are split by */
 
 typedef struct tally {
     long frames, right, exact, tiles, wrong, extra, missed, hand;
@@ -142,7 +143,8 @@ int main(int argc, char **argv)
     bool verbose = false, reading = true, track = false;
     long cands = 0, strong = 0, not_found = 0, turn_off = 0, lattice_missed = 0;
     double ms = 0, part[4] = {0, 0, 0, 0}; /* mat, view, lattice, reading */
-    tally all, per[MAX_DESIGNS];
+    tally all, per[MAX_DESIGNS], band[NBANDS];
+    static const double bands[NBANDS] = {0, 0.6, 0.8, 1.0, 1.3};
     vis_aruco *det = NULL;
     vis_cubed *cb = NULL;
     vis_cb_reading *rd = malloc(sizeof *rd);
@@ -151,6 +153,7 @@ int main(int argc, char **argv)
     base_err err;
     memset(&all, 0, sizeof all);
     memset(per, 0, sizeof per);
+    memset(band, 0, sizeof band);
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--moves") == 0 && i + 1 < argc)
             moves = atoi(argv[++i]);
@@ -335,6 +338,27 @@ int main(int argc, char **argv)
                 strong += l.nstrong;
                 not_found += !l.found;
                 turn_off += l.found && fabs(dt) > TURN_DEG;
+                {
+                    /* the camera's own resolution at the layout's middle */
+                    double cx = 0, cy = 0, ppm;
+                    int b = 0;
+                    cJSON_ArrayForEach(it, pl)
+                    {
+                        cx += cJSON_GetArrayItem(cJSON_GetObjectItem(it, "mm"), 0)->valuedouble;
+                        cy += cJSON_GetArrayItem(cJSON_GetObjectItem(it, "mm"), 1)->valuedouble;
+                    }
+                    ppm = rc == 0 ? cal_mat_px_per_mm(&fit, cx / ntruth, cy / ntruth) : 0;
+                    while (b + 1 < NBANDS && ppm >= bands[b + 1])
+                        b++;
+                    band[b].frames++;
+                    band[b].right += l.found && fabs(dt) <= TURN_DEG && miss == 0;
+                    band[b].tiles += ntruth;
+                    band[b].wrong += wrong;
+                    band[b].extra += extra;
+                    band[b].hand += rd->hand;
+                    band[b].exact += reading && rc == 0 && wrong == 0 && extra == 0 &&
+                                     !rd->hand && rd->n == ntruth;
+                }
                 for (int z = 0; z < 2; z++) {
                     tally *u = z ? pt : &all;
                     bool right = l.found && fabs(dt) <= TURN_DEG && miss == 0;
@@ -373,6 +397,17 @@ int main(int argc, char **argv)
         print_tally(name, &per[designs[i]]);
     }
     print_tally("all", &all);
+    printf("\nby the camera's px/mm at the layout (mat located):\n");
+    for (int b = 0; b < NBANDS; b++) {
+        char name[16];
+        if (!band[b].frames)
+            continue;
+        if (b + 1 < NBANDS)
+            snprintf(name, sizeof name, "%.1f-%.1f", bands[b], bands[b + 1]);
+        else
+            snprintf(name, sizeof name, "%.1f+", bands[b]);
+        print_tally(name, &band[b]);
+    }
     printf("\nlattice: not found %.1f %%, turned wrong %.1f %%, tiles without a candidate %.2f %% "
            "of %ld; candidates a tile %.2f (standing out from the mat %.2f)\n",
            all.frames ? 100.0 * not_found / all.frames : 0,
