@@ -58,21 +58,12 @@ static double cpu_ms(void)
     return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
 }
 
-/* Truth tile (p, whose layout is turned rot degrees) as it reads in a
- * lattice turned angle_deg: its parity and faces in that frame
- * (bench's copy of models/cubed_patches.c's rule: the lattice's edge k is
- * the truth's k + m). */
+/* Truth tile p, whose layout is turned rot degrees, as it reads in a
+ * lattice turned angle_deg: its parity and faces in that frame. */
 static void in_frame(const rules_piece *p, double rot, double angle_deg, int *parity, int faces[3])
 {
-    int m = (int)lround((angle_deg - rot) / 60.0), edge[6];
-    m = ((m % 6) + 6) % 6;
-    for (int e = 0; e < 6; e++) {
-        int f = p->parity ? e / 2 : ((e + 1) % 6) / 2;
-        edge[e] = f == 0 ? p->a : f == 1 ? p->b : p->c;
-    }
-    *parity = p->parity ^ (m & 1);
-    for (int j = 0; j < 3; j++)
-        faces[j] = edge[(2 * j + *parity + m) % 6];
+    vis_cubed_turn(p->parity, (const int[3]){p->a, p->b, p->c},
+                   (int)lround((angle_deg - rot) / 60.0), parity, faces);
 }
 
 /* The layout in img as referee/reader.c finds it: near prior (found;

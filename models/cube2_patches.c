@@ -46,18 +46,6 @@ static void usage(void)
                     "[--width W --height H] [--moves M] [--empty P] [--size S] [--verbose 1]\n");
 }
 
-static bool skipped(const char *list, int d)
-{
-    char buf[256], *tok, *save = NULL;
-    if (!list)
-        return false;
-    snprintf(buf, sizeof buf, "%s", list);
-    for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
-        if (atoi(tok) == d)
-            return true;
-    return false;
-}
-
 /* The truth's label of square (c, r): colour head value and shape. */
 static void label(const cJSON *t, int c, int r, unsigned char *color, unsigned char *shape)
 {

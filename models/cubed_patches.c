@@ -55,18 +55,6 @@ static void usage(void)
                     "[--width W --height H] [--moves M] [--empty P] [--size S]\n");
 }
 
-static bool skipped(const char *list, int d)
-{
-    char buf[256], *tok, *save = NULL;
-    if (!list)
-        return false;
-    snprintf(buf, sizeof buf, "%s", list);
-    for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
-        if (atoi(tok) == d)
-            return true;
-    return false;
-}
-
 /* The labels of the cell at (x, y) mm in a patch cut at angle a_deg: the
  * truth's tile there (lab[0..7]); false when the cell is empty. */
 static bool label(const cJSON *t, double x, double y, double pitch, double a_deg,
@@ -82,7 +70,7 @@ static bool label(const cJSON *t, double x, double y, double pitch, double a_deg
     for (int i = 0; i < n; i++) {
         const cJSON *e = cJSON_GetArrayItem(pl, i), *mm = cJSON_GetObjectItem(e, "mm");
         rules_piece p;
-        int m, face[6];
+        int m, edge[6];
         if (hypot(cJSON_GetArrayItem(mm, 0)->valuedouble - x,
                   cJSON_GetArrayItem(mm, 1)->valuedouble - y) > NEAR_SHARE * pitch)
             continue;
@@ -97,14 +85,11 @@ static bool label(const cJSON *t, double x, double y, double pitch, double a_deg
          * edge k is the truth's k + m */
         m = (int)lround((a_deg - rot) / 60.0);
         m = ((m % 6) + 6) % 6;
-        for (int e2 = 0; e2 < 6; e2++) {
-            int f = p.parity ? e2 / 2 : ((e2 + 1) % 6) / 2;
-            face[e2] = f == 0 ? p.a : f == 1 ? p.b : p.c;
-        }
+        vis_cubed_edges(p.parity, (const int[3]){p.a, p.b, p.c}, edge);
         lab[0] = 1;
         lab[1] = (unsigned char)(p.parity ^ (m & 1));
         for (int k = 0; k < 6; k++)
-            lab[2 + k] = (unsigned char)face[(k + m) % 6];
+            lab[2 + k] = (unsigned char)edge[(k + m) % 6];
         return true;
     }
     return false;

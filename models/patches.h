@@ -1,12 +1,16 @@
 /* models/patches.h: what the programs that cut training patches share
- * (qwirkle_patches.c, cards_patches.c): the jitter's random stream, a
- * label byte, and their --designs / --seeds spans.  Each program has one
+ * (qwirkle_patches.c, cards_patches.c, cube2_patches.c, cubed_patches.c):
+ * the jitter's random stream, a label byte, their --designs / --seeds
+ * spans and --skip lists.  Each program has one
  * stream (a static in each that includes this), reseeded per design and
  * seed, so that the patches follow from the seeds alone. */
 #ifndef TABLECAM_MODELS_PATCHES_H
 #define TABLECAM_MODELS_PATCHES_H
 
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 static unsigned long long rng_state = 88172645463325252ull;
 
@@ -35,6 +39,20 @@ static int parse_span(const char *s, int *lo, int *hi)
         return 0;
     }
     return -1;
+}
+
+/* Whether design d is in list ("3,10,17"; NULL: none).  Needs
+ * _POSIX_C_SOURCE for strtok_r, as its users define. */
+static inline bool skipped(const char *list, int d)
+{
+    char buf[256], *tok, *save = NULL;
+    if (!list)
+        return false;
+    snprintf(buf, sizeof buf, "%s", list);
+    for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+        if (atoi(tok) == d)
+            return true;
+    return false;
 }
 
 #endif

@@ -613,19 +613,14 @@ void ref_reading_turn_to(ref_reading *rd, double axes_deg)
 /* Tile p (cubed) numbered in axes turned 60 degrees back. */
 static void ref__hex_back(rules_piece *p)
 {
-    int edge[6], q = p->x, r = p->y, parity;
-    for (int e = 0; e < 6; e++) {
-        int f = p->parity ? e / 2 : ((e + 1) % 6) / 2;
-        edge[(e + 1) % 6] = f == 0 ? p->a : f == 1 ? p->b : p->c;
-    }
-    parity = p->parity ^ 1;
+    int q = p->x, r = p->y, parity, f[3];
+    vis_cubed_turn(p->parity, (const int[3]){p->a, p->b, p->c}, -1, &parity, f);
     p->x = (int16_t)-r;
     p->y = (int16_t)(q + r);
     p->parity = (uint8_t)parity;
-    /* face j lies over edges 2j - 1 + parity and 2j + parity */
-    p->a = (uint8_t)edge[(0 + parity) % 6];
-    p->b = (uint8_t)edge[(2 + parity) % 6];
-    p->c = (uint8_t)edge[(4 + parity) % 6];
+    p->a = (uint8_t)f[0];
+    p->b = (uint8_t)f[1];
+    p->c = (uint8_t)f[2];
 }
 
 void ref_reading_turn_hex(ref_reading *rd, double axes_deg)

@@ -218,20 +218,15 @@ static void test_bare_mat(void **state)
 }
 
 /* Truth tile p of a layout turned rot degrees as it reads in a lattice
- * turned angle_deg: the lattice's edge k is the truth's k + m, m the turn
- * between them in sixths (models/cubed_patches.c). */
+ * turned angle_deg (vis_cubed_turn, whose numbers test_referee's
+ * test_reading_turn_hex pins). */
 static void in_frame(const rules_piece *p, double rot, double angle_deg, rules_piece *out)
 {
-    int m = (int)lround((angle_deg - rot) / 60.0), edge[6], f[3];
-    m = ((m % 6) + 6) % 6;
-    for (int e = 0; e < 6; e++) {
-        int k = p->parity ? e / 2 : ((e + 1) % 6) / 2;
-        edge[e] = k == 0 ? p->a : k == 1 ? p->b : p->c;
-    }
+    int parity, f[3];
+    vis_cubed_turn(p->parity, (const int[3]){p->a, p->b, p->c},
+                   (int)lround((angle_deg - rot) / 60.0), &parity, f);
     *out = *p;
-    out->parity = (uint8_t)(p->parity ^ (m & 1));
-    for (int j = 0; j < 3; j++)
-        f[j] = edge[(2 * j + out->parity + m) % 6];
+    out->parity = (uint8_t)parity;
     out->a = (uint8_t)f[0];
     out->b = (uint8_t)f[1];
     out->c = (uint8_t)f[2];

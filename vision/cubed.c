@@ -139,6 +139,22 @@ int vis_cubed_patch(const vis_image *frame, vis_homography top_to_img, const vis
     return vis_patch_cut(frame, top_to_img, &at, size, out, err);
 }
 
+void vis_cubed_edges(int parity, const int faces[3], int edge[6])
+{
+    for (int e = 0; e < 6; e++)
+        edge[e] = faces[parity ? e / 2 : ((e + 1) % 6) / 2];
+}
+
+void vis_cubed_turn(int parity, const int faces[3], int sixths, int *parity_out, int faces_out[3])
+{
+    int edge[6], m = ((sixths % 6) + 6) % 6, p;
+    vis_cubed_edges(parity, faces, edge);
+    p = parity ^ (m & 1);
+    for (int j = 0; j < 3; j++)
+        faces_out[j] = edge[(2 * j + p + m) % 6];
+    *parity_out = p;
+}
+
 /* The tile's reading from the edges' colour probabilities e[6][8] and the
  * parity head's ph[2] (cubed.h): parity p pairs edges (2j - 1 + p, 2j +
  * p) under face j.  force (0 or 1; -1: none) is the parity to read it

@@ -144,6 +144,16 @@ double vis_cubed_pitch(const vis_cubed *c);
 int vis_cubed_patch(const vis_image *frame, vis_homography top_to_img, const vis_cb_layout *l,
                     int q, int r, int sixths, int size, vis_image **out, base_err *err);
 
+/* The colour over each of a tile's six edges (edge e, 0 NE .. 5 NW) for
+ * its parity and faces (rules-cubed.md: parity 0 puts face j over edges
+ * 2j - 1 and 2j, parity 1 over 2j and 2j + 1). */
+void vis_cubed_edges(int parity, const int faces[3], int edge[6]);
+
+/* A tile numbered in axes turned sixths * 60 degrees further (edge k there
+ * is edge k + sixths here): its parity (flipped by an odd turn) and faces
+ * there; faces_out may be faces. */
+void vis_cubed_turn(int parity, const int faces[3], int sixths, int *parity_out, int faces_out[3]);
+
 /* Reads every candidate cell of layout l (found) in frame. */
 int vis_cubed_read(vis_cubed *c, const vis_image *frame, vis_homography top_to_img,
                    const vis_cb_layout *l, vis_cb_reading *out, base_err *err);
